@@ -1,0 +1,98 @@
+//! The causal DAG between turn records, like git's commit graph.
+//!
+//! Edges point from a record to its parents: the earlier records the agent said it used.
+//! Invariant: a parent exists before its child is added, so no cycle can form. The children
+//! index is derived from the parents and never persisted.
+
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// The children index of the DAG. Parents live on the records themselves.
+#[derive(Debug, Default, Clone)]
+pub struct Dag {
+    children: BTreeMap<String, Vec<String>>,
+}
+
+/// Which way a walk goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Towards parents: what this record was built on.
+    Ancestors,
+    /// Towards children: what was built on this record.
+    Descendants,
+}
+
+impl Dag {
+    /// Records the edges `child -> parent` for each parent.
+    pub fn link(&mut self, child: &str, parents: &[String]) {
+        for parent in parents {
+            let kids = self.children.entry(parent.clone()).or_default();
+            if !kids.iter().any(|k| k == child) {
+                kids.push(child.into());
+            }
+        }
+    }
+
+    /// Removes the edges `child -> parent` for each parent.
+    pub fn unlink(&mut self, child: &str, parents: &[String]) {
+        for parent in parents {
+            if let Some(kids) = self.children.get_mut(parent) {
+                kids.retain(|k| k != child);
+                if kids.is_empty() {
+                    self.children.remove(parent);
+                }
+            }
+        }
+    }
+
+    /// The children of `id`, in the order they were linked.
+    pub fn children(&self, id: &str) -> &[String] {
+        self.children.get(id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Breadth-first walk from `start` (excluded), nearest first, each node once.
+    ///
+    /// `depth` bounds the number of edges followed, `limit` the number of ids returned.
+    /// `parents_of` gives the parents of a node; the children come from this index.
+    pub fn walk<'a>(
+        &'a self,
+        start: &str,
+        direction: Direction,
+        depth: usize,
+        limit: usize,
+        parents_of: impl Fn(&str) -> Option<&'a [String]>,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut queue: VecDeque<(String, usize)> = VecDeque::new();
+        queue.push_back((start.into(), 0));
+        let mut seen_owned: BTreeSet<String> = BTreeSet::new();
+        seen_owned.insert(start.into());
+        while let Some((id, level)) = queue.pop_front() {
+            if level >= depth || out.len() >= limit {
+                continue;
+            }
+            let next: &[String] = match direction {
+                Direction::Ancestors => parents_of(&id).unwrap_or(&[]),
+                Direction::Descendants => self.children(&id),
+            };
+            for n in next {
+                if out.len() >= limit {
+                    break;
+                }
+                if seen_owned.insert(n.clone()) {
+                    out.push(n.clone());
+                    queue.push_back((n.clone(), level + 1));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Dag {
+    /// Forgets every child edge into `id`, once `id` is gone.
+    pub fn unlink_all_children(&mut self, id: &str) {
+        self.children.remove(id);
+    }
+}

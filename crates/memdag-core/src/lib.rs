@@ -1,0 +1,29 @@
+//! memdag core: agent memory as a DAG of turn records.
+//!
+//! One [`Record`] per agent turn keeps the raw work log (input, tool-call steps, output) and an
+//! optional compact node. Records link to the earlier records they used, forming a DAG like
+//! git's. The [`Store`] keeps everything in memory and hands the host a change set of
+//! key → bytes to persist (see [`codec`]).
+//!
+//! This crate has no binding dependencies: the JS face (`memdag-wasm`) and the WIT face
+//! (`memdag-component`) convert to their own types. With `default-features = false` the record
+//! and DAG types build as `no_std` + `alloc`.
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+pub mod dag;
+pub mod error;
+pub mod record;
+pub mod store;
+
+#[cfg(feature = "std")]
+pub mod codec;
+
+pub use dag::{Dag, Direction};
+pub use error::{Error, ErrorKind, Result};
+pub use record::{CompactNode, NewTurn, Record, Section, Step};
+pub use store::{Slot, Store};
+
+#[cfg(feature = "std")]
+pub use codec::Change;

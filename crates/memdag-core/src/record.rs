@@ -1,0 +1,91 @@
+//! The turn record: one agent turn, the unit memdag stores.
+//!
+//! A turn is an input, the tool-call loop ([`Step`]s), and an output. The raw log is the
+//! source of truth; the optional [`CompactNode`] is a summary of the tool loop for recall.
+//! Thread and user are plain attributes: storage is never split by thread.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// One call in the tool-call loop of a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Step {
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments as the agent wrote them (usually JSON text).
+    pub args: String,
+    /// What the tool returned, or its error message.
+    pub result: String,
+    /// Whether the call succeeded.
+    pub ok: bool,
+}
+
+/// One named section of a compact node, e.g. "Goal" or "Next Steps".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct Section {
+    pub name: String,
+    pub text: String,
+}
+
+/// A summary of a turn's tool-call loop, written by an LLM or the extractive compactor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct CompactNode {
+    /// A short summary of the turn.
+    pub summary: String,
+    /// Named sections, in order.
+    pub sections: Vec<Section>,
+}
+
+/// A stored turn. Built by the store from a [`NewTurn`]; never constructed half-valid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Unique id: given by the caller or derived from the content and a counter.
+    pub id: String,
+    /// Insertion sequence number, unique in the store; breaks ties of `created_at`.
+    pub seq: u64,
+    pub thread: String,
+    pub user: String,
+    /// Milliseconds since the Unix epoch, as given by the caller. The core never reads a clock.
+    pub created_at: i64,
+    pub input: String,
+    pub output: String,
+    pub steps: Vec<Step>,
+    /// The earlier records this turn used. Every parent existed when the turn was added.
+    pub parents: Vec<String>,
+    pub tags: Vec<String>,
+    /// How much the turn matters, 0.0 to 1.0 (default 0.5).
+    pub importance: f32,
+    pub compact: Option<CompactNode>,
+    /// A vector given by the host, or none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Vec<f32>>,
+}
+
+/// What a caller gives to add a turn. Every field but `thread` has a default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct NewTurn {
+    /// A caller-chosen id; when absent the store derives one.
+    pub id: Option<String>,
+    pub thread: String,
+    pub user: String,
+    pub created_at: i64,
+    pub input: String,
+    pub output: String,
+    pub steps: Vec<Step>,
+    pub parents: Vec<String>,
+    pub tags: Vec<String>,
+    pub importance: Option<f32>,
+    pub compact: Option<CompactNode>,
+    pub embedding: Option<Vec<f32>>,
+}
+
+/// The default importance of a turn that does not state one.
+pub const DEFAULT_IMPORTANCE: f32 = 0.5;
+
+/// Longest id accepted from a caller, in bytes.
+pub const MAX_ID_LEN: usize = 256;

@@ -1,0 +1,344 @@
+//! The in-memory store: records, the DAG, the thread and user indexes, and the change set.
+//!
+//! Every mutation validates first and mutates second, so a refused call changes nothing.
+//! Each mutation marks the storage keys it touched; [`Store::take_changes`] (feature `std`)
+//! encodes them for the host to persist, and [`Store::load`] rebuilds a store from them.
+//! See [`crate::codec`] for the key layout and value format.
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::dag::{Dag, Direction};
+use crate::error::{Error, Result};
+use crate::record::{NewTurn, Record, DEFAULT_IMPORTANCE, MAX_ID_LEN};
+
+/// Dense in-memory handle of a record, stable for the life of a store instance (not persisted).
+pub type Slot = u32;
+
+/// Order key of a record within a thread or user: creation time, then insertion order.
+type Chrono = (i64, u64, Slot);
+
+/// The memory of one agent or user.
+#[derive(Debug, Default)]
+pub struct Store {
+    pub(crate) slots: Vec<Option<Record>>,
+    pub(crate) by_id: BTreeMap<String, Slot>,
+    by_thread: BTreeMap<String, BTreeSet<Chrono>>,
+    by_user: BTreeMap<String, BTreeSet<Chrono>>,
+    dag: Dag,
+    pub(crate) next_seq: u64,
+    /// Record ids whose stored value changed since the last `take_changes`, in order.
+    dirty: Vec<String>,
+    dirty_set: BTreeSet<String>,
+    meta_dirty: bool,
+}
+
+impl Store {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of live records.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Whether the store holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// Adds one turn. Its parents must already exist; otherwise nothing is written and
+    /// [`Error::UnknownParents`] lists the missing ids.
+    pub fn add_turn(&mut self, turn: NewTurn) -> Result<&Record> {
+        let record = self.prepare(turn)?;
+        let slot = self.insert(record);
+        self.next_seq += 1;
+        self.meta_dirty = true;
+        let id = self.slots[slot as usize].as_ref().map(|r| r.id.clone()).unwrap_or_default();
+        self.mark_dirty(&id);
+        Ok(self.slots[slot as usize].as_ref().expect("just inserted"))
+    }
+
+    /// Validates a new turn and builds its record, without changing the store.
+    fn prepare(&self, turn: NewTurn) -> Result<Record> {
+        if turn.thread.is_empty() {
+            return Err(Error::invalid("thread must not be empty"));
+        }
+        let importance = turn.importance.unwrap_or(DEFAULT_IMPORTANCE);
+        if !(0.0..=1.0).contains(&importance) {
+            return Err(Error::invalid(format!("importance must be in 0..=1, got {importance}")));
+        }
+        let mut parents: Vec<String> = Vec::with_capacity(turn.parents.len());
+        for p in turn.parents {
+            if !parents.contains(&p) {
+                parents.push(p);
+            }
+        }
+        let missing: Vec<String> =
+            parents.iter().filter(|p| !self.by_id.contains_key(p.as_str())).cloned().collect();
+        if !missing.is_empty() {
+            return Err(Error::UnknownParents { ids: missing });
+        }
+        if let Some(e) = &turn.embedding {
+            if e.is_empty() || e.iter().any(|x| !x.is_finite()) {
+                return Err(Error::invalid("embedding must be non-empty and finite"));
+            }
+        }
+        let seq = self.next_seq;
+        let id = match turn.id {
+            Some(id) => {
+                validate_id(&id)?;
+                if self.by_id.contains_key(&id) {
+                    return Err(Error::DuplicateId { id });
+                }
+                id
+            }
+            None => self.derive_id(&turn.thread, &turn.user, turn.created_at, &turn.input, &turn.output, seq),
+        };
+        Ok(Record {
+            id,
+            seq,
+            thread: turn.thread,
+            user: turn.user,
+            created_at: turn.created_at,
+            input: turn.input,
+            output: turn.output,
+            steps: turn.steps,
+            parents,
+            tags: turn.tags,
+            importance,
+            compact: turn.compact,
+            embedding: turn.embedding,
+        })
+    }
+
+    /// A content-derived id: FNV-1a over the fields and the sequence number, as 16 hex digits.
+    fn derive_id(&self, thread: &str, user: &str, at: i64, input: &str, output: &str, seq: u64) -> String {
+        let mut salt = 0u64;
+        loop {
+            let mut h = Fnv::new();
+            for part in [thread.as_bytes(), user.as_bytes(), input.as_bytes(), output.as_bytes()] {
+                h.write(part);
+                h.write(&[0xff]);
+            }
+            h.write(&at.to_le_bytes());
+            h.write(&seq.to_le_bytes());
+            h.write(&salt.to_le_bytes());
+            let id = format!("{:016x}", h.finish());
+            if !self.by_id.contains_key(&id) {
+                return id;
+            }
+            salt += 1;
+        }
+    }
+
+    /// Puts a validated record into every index. Returns its slot.
+    fn insert(&mut self, record: Record) -> Slot {
+        let slot = self.slots.len() as Slot;
+        let chrono = (record.created_at, record.seq, slot);
+        self.by_thread.entry(record.thread.clone()).or_default().insert(chrono);
+        self.by_user.entry(record.user.clone()).or_default().insert(chrono);
+        self.dag.link(&record.id, &record.parents);
+        self.by_id.insert(record.id.clone(), slot);
+        self.slots.push(Some(record));
+        slot
+    }
+
+    fn mark_dirty(&mut self, id: &str) {
+        if self.dirty_set.insert(id.into()) {
+            self.dirty.push(id.into());
+        }
+    }
+
+    /// The record with this id.
+    pub fn get(&self, id: &str) -> Option<&Record> {
+        self.by_id.get(id).and_then(|&s| self.slot(s))
+    }
+
+    /// The record in a slot, if it is live.
+    pub fn slot(&self, slot: Slot) -> Option<&Record> {
+        self.slots.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// The slot of a live record.
+    pub fn slot_of(&self, id: &str) -> Option<Slot> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Every live record, in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = &Record> {
+        self.slots.iter().flatten()
+    }
+
+    /// The `n` newest records of a thread, newest first.
+    pub fn recent(&self, thread: &str, n: usize) -> Vec<&Record> {
+        self.newest(self.by_thread.get(thread), n)
+    }
+
+    /// The `n` newest records of a user across all threads, newest first.
+    pub fn by_user(&self, user: &str, n: usize) -> Vec<&Record> {
+        self.newest(self.by_user.get(user), n)
+    }
+
+    fn newest(&self, set: Option<&BTreeSet<Chrono>>, n: usize) -> Vec<&Record> {
+        set.map(|s| s.iter().rev().take(n).filter_map(|&(_, _, slot)| self.slot(slot)).collect())
+            .unwrap_or_default()
+    }
+
+    /// The ancestors of `id`, breadth-first and nearest first, at most `depth` edges away and
+    /// at most `limit` of them. [`Error::NotFound`] if `id` is unknown.
+    pub fn ancestors(&self, id: &str, depth: usize, limit: usize) -> Result<Vec<&Record>> {
+        self.walk(id, Direction::Ancestors, depth, limit)
+    }
+
+    /// The descendants of `id`, breadth-first and nearest first. See [`Store::ancestors`].
+    pub fn descendants(&self, id: &str, depth: usize, limit: usize) -> Result<Vec<&Record>> {
+        self.walk(id, Direction::Descendants, depth, limit)
+    }
+
+    fn walk(&self, id: &str, direction: Direction, depth: usize, limit: usize) -> Result<Vec<&Record>> {
+        if self.get(id).is_none() {
+            return Err(Error::NotFound { id: id.into() });
+        }
+        let ids = self.dag.walk(id, direction, depth, limit, |n| self.get(n).map(|r| r.parents.as_slice()));
+        Ok(ids.iter().filter_map(|i| self.get(i)).collect())
+    }
+
+    /// The ids of the direct children of `id`.
+    pub fn children(&self, id: &str) -> &[String] {
+        self.dag.children(id)
+    }
+
+    /// Deletes a record and splices it out of the DAG.
+    ///
+    /// Each child of the deleted record replaces it, in its parent list, with the deleted
+    /// record's own parents (keeping order, without duplicates). So ancestry through the
+    /// deleted record is preserved and no edge dangles. The children are rewritten, and so
+    /// appear in the change set. Returns the deleted record.
+    pub fn delete(&mut self, id: &str) -> Result<Record> {
+        let slot = self.slot_of(id).ok_or_else(|| Error::NotFound { id: id.into() })?;
+        let record = self.slots[slot as usize].take().expect("slot of a live id is live");
+        self.by_id.remove(id);
+        let chrono = (record.created_at, record.seq, slot);
+        remove_chrono(&mut self.by_thread, &record.thread, &chrono);
+        remove_chrono(&mut self.by_user, &record.user, &chrono);
+        self.dag.unlink(id, &record.parents);
+        let children: Vec<String> = self.dag.children(id).to_vec();
+        for child in &children {
+            let Some(cslot) = self.slot_of(child) else { continue };
+            let Some(crec) = self.slots[cslot as usize].as_mut() else { continue };
+            let mut spliced = Vec::with_capacity(crec.parents.len() + record.parents.len());
+            for p in &crec.parents {
+                if p == id {
+                    for gp in &record.parents {
+                        if !spliced.contains(gp) && !crec.parents.contains(gp) {
+                            spliced.push(gp.clone());
+                        }
+                    }
+                } else if !spliced.contains(p) {
+                    spliced.push(p.clone());
+                }
+            }
+            crec.parents = spliced;
+            let new_parents = crec.parents.clone();
+            self.dag.link(child, &new_parents);
+        }
+        self.dag.unlink_all_children(id);
+        for child in &children {
+            self.mark_dirty(child);
+        }
+        self.mark_dirty(id);
+        Ok(record)
+    }
+
+    /// Replaces the compact node of a record.
+    pub fn set_compact(&mut self, id: &str, compact: Option<crate::record::CompactNode>) -> Result<()> {
+        let slot = self.slot_of(id).ok_or_else(|| Error::NotFound { id: id.into() })?;
+        if let Some(r) = self.slots[slot as usize].as_mut() {
+            r.compact = compact;
+        }
+        self.mark_dirty(id);
+        Ok(())
+    }
+
+    /// Whether there are changes not yet taken.
+    pub fn has_changes(&self) -> bool {
+        self.meta_dirty || !self.dirty.is_empty()
+    }
+
+    /// The ids of records changed since the last take, and whether the meta changed; clears both.
+    pub(crate) fn take_dirty(&mut self) -> (Vec<String>, bool) {
+        self.dirty_set.clear();
+        (core::mem::take(&mut self.dirty), core::mem::replace(&mut self.meta_dirty, false))
+    }
+
+    /// Marks keys dirty again, e.g. after the host failed to write a change set.
+    pub(crate) fn restore_dirty(&mut self, ids: &[String], meta: bool) {
+        for id in ids {
+            self.mark_dirty(id);
+        }
+        self.meta_dirty |= meta;
+    }
+
+    /// Rebuilds a store from decoded records, checking the DAG invariant.
+    pub(crate) fn from_records(mut records: Vec<(String, Record)>, next_seq: u64) -> Result<Self> {
+        records.sort_by_key(|(_, r)| r.seq);
+        let mut store = Store::new();
+        let ids: BTreeSet<&str> = records.iter().map(|(_, r)| r.id.as_str()).collect();
+        for (key, r) in &records {
+            if let Some(p) = r.parents.iter().find(|p| !ids.contains(p.as_str())) {
+                return Err(Error::CorruptData { key: key.clone(), reason: format!("parent {p:?} is missing") });
+            }
+        }
+        let max_seq = records.last().map(|(_, r)| r.seq + 1).unwrap_or(0);
+        for (key, r) in records {
+            if store.by_id.contains_key(&r.id) {
+                return Err(Error::CorruptData { key, reason: "duplicate record id".to_string() });
+            }
+            store.insert(r);
+        }
+        store.next_seq = next_seq.max(max_seq);
+        Ok(store)
+    }
+}
+
+fn remove_chrono(index: &mut BTreeMap<String, BTreeSet<Chrono>>, key: &str, chrono: &Chrono) {
+    if let Some(set) = index.get_mut(key) {
+        set.remove(chrono);
+        if set.is_empty() {
+            index.remove(key);
+        }
+    }
+}
+
+fn validate_id(id: &str) -> Result<()> {
+    if id.is_empty() || id.len() > MAX_ID_LEN {
+        return Err(Error::invalid(format!("id must be 1 to {MAX_ID_LEN} bytes")));
+    }
+    if id.chars().any(|c| c.is_control()) {
+        return Err(Error::invalid("id must not contain control characters"));
+    }
+    Ok(())
+}
+
+/// 64-bit FNV-1a: tiny, stable across platforms and versions, enough for content ids.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
