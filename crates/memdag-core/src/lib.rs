@@ -19,6 +19,16 @@ pub mod store;
 
 #[cfg(feature = "std")]
 pub mod codec;
+#[cfg(feature = "std")]
+pub mod compact;
+#[cfg(feature = "std")]
+pub mod context;
+#[cfg(feature = "std")]
+pub mod recall;
+#[cfg(feature = "std")]
+pub mod search;
+#[cfg(feature = "std")]
+pub mod tokens;
 
 pub use dag::{Dag, Direction};
 pub use error::{Error, ErrorKind, Result};

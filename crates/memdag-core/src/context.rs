@@ -1,0 +1,1 @@
+//! Context-window tools: token counting, splitting a context safely, truncating tool output.

@@ -1,0 +1,1 @@
+//! Token counting: tiktoken-rs behind the `tiktoken` feature, a cheap estimator otherwise.

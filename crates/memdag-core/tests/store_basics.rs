@@ -1,0 +1,155 @@
+//! The store's contract: parents, delete semantics, recent/by_user, change sets.
+
+mod common;
+
+use common::{apply, turn};
+use memdag_core::{Error, Store};
+use std::collections::BTreeMap;
+
+fn ids(records: &[&memdag_core::Record]) -> Vec<String> {
+    records.iter().map(|r| r.id.clone()).collect()
+}
+
+#[test]
+fn unknown_parent_is_refused_and_nothing_is_written() {
+    let mut store = Store::new();
+    store.add_turn(turn("a", "t", "hello", &[])).unwrap();
+    store.take_changes().unwrap();
+    let err = store.add_turn(turn("b", "t", "x", &["a", "ghost", "phantom"])).unwrap_err();
+    assert_eq!(err, Error::UnknownParents { ids: vec!["ghost".into(), "phantom".into()] });
+    assert_eq!(err.code(), "UNKNOWN_PARENT");
+    assert!(store.get("b").is_none());
+    assert_eq!(store.len(), 1);
+    assert!(!store.has_changes(), "a refused turn must not touch the change set");
+    assert!(store.recent("t", 10).iter().all(|r| r.id == "a"));
+}
+
+#[test]
+fn duplicate_and_bad_ids_are_refused() {
+    let mut store = Store::new();
+    store.add_turn(turn("a", "t", "hello", &[])).unwrap();
+    assert_eq!(store.add_turn(turn("a", "t", "again", &[])).unwrap_err().code(), "DUPLICATE_ID");
+    assert_eq!(store.add_turn(turn("", "t", "x", &[])).unwrap_err().code(), "INVALID_INPUT");
+    assert_eq!(store.add_turn(turn("a\nb", "t", "x", &[])).unwrap_err().code(), "INVALID_INPUT");
+    let mut no_thread = turn("z", "", "x", &[]);
+    no_thread.thread.clear();
+    assert_eq!(store.add_turn(no_thread).unwrap_err().code(), "INVALID_INPUT");
+    assert_eq!(store.len(), 1);
+}
+
+#[test]
+fn derived_ids_are_deterministic_and_unique() {
+    let build = || {
+        let mut s = Store::new();
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            let mut t = turn("x", "t", "same", &[]);
+            t.id = None;
+            out.push(s.add_turn(t).unwrap().id.clone());
+        }
+        out
+    };
+    let first = build();
+    assert_eq!(first, build());
+    assert_eq!(first.len(), 3);
+    assert!(first[0] != first[1] && first[1] != first[2]);
+}
+
+#[test]
+fn recent_and_by_user_are_newest_first() {
+    let mut store = Store::new();
+    for (i, thread) in ["t1", "t2", "t1", "t1"].iter().enumerate() {
+        let mut t = turn(&format!("r{i}"), thread, "x", &[]);
+        t.created_at = 1000 + i as i64;
+        t.user = if i == 1 { "bob".into() } else { "ada".into() };
+        store.add_turn(t).unwrap();
+    }
+    assert_eq!(ids(&store.recent("t1", 2)), ["r3", "r2"]);
+    assert_eq!(ids(&store.recent("t1", 10)), ["r3", "r2", "r0"]);
+    assert_eq!(ids(&store.by_user("bob", 10)), ["r1"]);
+    assert!(store.recent("none", 5).is_empty());
+}
+
+/// a <- b <- d, a <- c <- d, d <- e
+fn diamond() -> Store {
+    let mut s = Store::new();
+    s.add_turn(turn("a", "t", "root", &[])).unwrap();
+    s.add_turn(turn("b", "t", "left", &["a"])).unwrap();
+    s.add_turn(turn("c", "t", "right", &["a"])).unwrap();
+    s.add_turn(turn("d", "t", "join", &["b", "c"])).unwrap();
+    s.add_turn(turn("e", "t", "tip", &["d"])).unwrap();
+    s
+}
+
+#[test]
+fn ancestors_and_descendants_are_breadth_first_nearest_first() {
+    let s = diamond();
+    assert_eq!(ids(&s.ancestors("e", 10, 10).unwrap()), ["d", "b", "c", "a"]);
+    assert_eq!(ids(&s.ancestors("e", 2, 10).unwrap()), ["d", "b", "c"]);
+    assert_eq!(ids(&s.ancestors("e", 10, 2).unwrap()), ["d", "b"]);
+    assert_eq!(ids(&s.descendants("a", 10, 10).unwrap()), ["b", "c", "d", "e"]);
+    assert!(s.ancestors("a", 10, 10).unwrap().is_empty());
+    assert_eq!(s.ancestors("nope", 1, 1).unwrap_err().code(), "NOT_FOUND");
+}
+
+#[test]
+fn delete_splices_the_record_out_of_the_dag() {
+    let mut s = diamond();
+    s.take_changes().unwrap();
+    let gone = s.delete("d").unwrap();
+    assert_eq!(gone.id, "d");
+    assert!(s.get("d").is_none());
+    // e inherits d's parents, in d's order.
+    assert_eq!(s.get("e").unwrap().parents, ["b", "c"]);
+    assert_eq!(ids(&s.ancestors("e", 10, 10).unwrap()), ["b", "c", "a"]);
+    assert!(s.children("b").contains(&"e".to_string()));
+    assert!(s.children("d").is_empty());
+    // The change set rewrites the child before deleting the record.
+    let changes = s.take_changes().unwrap();
+    let keys: Vec<(&str, bool)> = changes.iter().map(|c| (c.key.as_str(), c.value.is_some())).collect();
+    assert_eq!(keys, [("rec/e", true), ("rec/d", false)]);
+    assert_eq!(s.delete("d").unwrap_err().code(), "NOT_FOUND");
+}
+
+#[test]
+fn delete_of_a_root_leaves_children_as_roots_and_dedups_shared_parents() {
+    let mut s = diamond();
+    s.delete("a").unwrap();
+    assert!(s.get("b").unwrap().parents.is_empty());
+    assert!(s.get("c").unwrap().parents.is_empty());
+    // d already had b; deleting b gives d only one more parent edge to nothing new.
+    let mut s = diamond();
+    s.add_turn(turn("f", "t", "both", &["b", "a"])).unwrap();
+    s.delete("b").unwrap();
+    assert_eq!(s.get("f").unwrap().parents, ["a"]);
+    assert_eq!(s.get("d").unwrap().parents, ["a", "c"]);
+}
+
+#[test]
+fn change_set_round_trips_through_a_map() {
+    let mut s = diamond();
+    let mut kv = BTreeMap::new();
+    apply(&mut kv, &mut s);
+    s.delete("c").unwrap();
+    apply(&mut kv, &mut s);
+    assert!(!kv.contains_key("rec/c"));
+    let loaded = Store::load(kv.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap();
+    assert_eq!(loaded.len(), s.len());
+    for r in s.iter() {
+        assert_eq!(loaded.get(&r.id), Some(r));
+    }
+    assert_eq!(ids(&loaded.ancestors("e", 9, 9).unwrap()), ids(&s.ancestors("e", 9, 9).unwrap()));
+    assert!(!loaded.has_changes());
+    // The counter survives, so new derived ids never collide with old ones.
+    assert_eq!(loaded.meta(), s.meta());
+}
+
+#[test]
+fn requeue_repeats_a_change_set_the_host_failed_to_write() {
+    let mut s = diamond();
+    let first = s.take_changes().unwrap();
+    assert!(!s.has_changes());
+    s.requeue(&first);
+    let again = s.take_changes().unwrap();
+    assert_eq!(first, again);
+}

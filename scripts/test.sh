@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every memdag test: format and lints, Rust unit and integration tests, the core as
+# no_std, the component under Wasmtime, the wasm package in Node, and the browser tests in
+# Chromium. Installs whatever is missing first.
+source "$(dirname "$0")/lib.sh"
+started=$(date +%s)
+
+ensure_rust_targets
+ensure_wasm_bindgen
+ensure_chromium
+ensure_node_deps
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "core builds as no_std + alloc for wasm32"
+cargo build -p memdag-core --no-default-features --target wasm32-unknown-unknown
+
+step "build the WIT component (wasm32-wasip2)"
+scripts/build-component.sh
+export MEMDAG_COMPONENT="$CARGO_TARGET_DIR/wasm32-wasip2/release/memdag_component.wasm"
+
+step "cargo test --workspace (unit, property, component under Wasmtime)"
+cargo test --workspace
+
+step "JS package in Node and the browser tests in Chromium"
+scripts/test-js.sh
+
+step "all tests passed in $(( $(date +%s) - started )) s"
