@@ -1,0 +1,109 @@
+//! Storage entries as JS: change sets out, stored entries in.
+//!
+//! The host persists memdag as opaque `key → bytes` pairs. In JS a pair is a two-element
+//! array `[key: string, value: Uint8Array | null]`, where `null` means "delete this key". Any
+//! iterable of pairs is accepted on input (an array, a `Map`, a generator), so a `Map` that
+//! the host keeps in step with `takeChanges()` can be handed straight to `Memory.load`.
+//!
+//! Malformed input is `INVALID_INPUT`. An exception thrown by the caller's own iterator is
+//! passed through unchanged.
+
+use js_sys::{Array, ArrayBuffer, Reflect, Uint8Array};
+use memdag_core::{Change, Error};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::error::throw;
+
+/// A change set as `Array<[key, Uint8Array | null]>`, in the core's write order.
+pub fn changes_to_js(changes: Vec<Change>) -> Array {
+    changes
+        .into_iter()
+        .map(|c| {
+            let value = match c.value {
+                Some(bytes) => Uint8Array::from(bytes.as_slice()).into(),
+                None => JsValue::NULL,
+            };
+            JsValue::from(Array::of2(&JsValue::from_str(&c.key), &value))
+        })
+        .collect()
+}
+
+/// A full snapshot as `Array<[key, Uint8Array]>`.
+pub fn snapshot_to_js(entries: Vec<(String, Vec<u8>)>) -> Array {
+    entries
+        .into_iter()
+        .map(|(key, bytes)| {
+            JsValue::from(Array::of2(
+                &JsValue::from_str(&key),
+                &Uint8Array::from(bytes.as_slice()),
+            ))
+        })
+        .collect()
+}
+
+/// Reads stored entries for `Memory.load`. Entries whose value is `null` or `undefined` are
+/// deleted keys and are skipped.
+pub fn entries_from_js(entries: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
+    let mut out = Vec::new();
+    for_each_pair(entries, "entries", |key, value| {
+        if value.is_null() || value.is_undefined() {
+            return Ok(());
+        }
+        let bytes = if let Some(array) = value.dyn_ref::<Uint8Array>() {
+            array.to_vec()
+        } else if value.is_instance_of::<ArrayBuffer>() {
+            Uint8Array::new(&value).to_vec()
+        } else {
+            return Err(Error::invalid(format!(
+                "entries: value of {key:?} must be a Uint8Array or null"
+            )));
+        };
+        out.push((key, bytes));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Reads the keys of a change set for `Memory.requeue`. Values are ignored.
+pub fn changes_from_js(changes: &JsValue) -> Result<Vec<Change>, JsValue> {
+    let mut out = Vec::new();
+    for_each_pair(changes, "changes", |key, _| {
+        out.push(Change { key, value: None });
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Calls `f(key, value)` for each `[key, value]` pair of a JS iterable.
+fn for_each_pair(
+    iterable: &JsValue,
+    what: &str,
+    mut f: impl FnMut(String, JsValue) -> Result<(), Error>,
+) -> Result<(), JsValue> {
+    let iter = if iterable.is_object() {
+        js_sys::try_iter(iterable)?
+    } else {
+        None
+    };
+    let Some(iter) = iter else {
+        return Err(throw(Error::invalid(format!(
+            "{what} must be an iterable of [key, value] pairs"
+        ))));
+    };
+    for (i, item) in iter.enumerate() {
+        let pair = item?;
+        if !pair.is_object() {
+            return Err(throw(Error::invalid(format!(
+                "{what}[{i}] must be a [key, value] pair"
+            ))));
+        }
+        let key = Reflect::get_u32(&pair, 0)?.as_string().ok_or_else(|| {
+            throw(Error::invalid(format!(
+                "{what}[{i}]: the key must be a string"
+            )))
+        })?;
+        let value = Reflect::get_u32(&pair, 1)?;
+        f(key, value).map_err(throw)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,23 @@
+//! The JS face of memdag: a thin wasm-bindgen binding over `memdag-core`.
+//!
+//! It exports one class, [`Memory`], with camelCase methods. Records cross as plain JS
+//! objects, change sets as `[key, Uint8Array | null]` pairs, and every core error as a JS
+//! `Error` carrying the core's stable `code` (see [`error`]). The core stays free of binding
+//! dependencies; all conversion lives here, one concept per module:
+//!
+//! - [`memory`]: the `Memory` class and its `RefCell`-guarded store;
+//! - [`turn`]: new turns in, records out;
+//! - [`entries`]: change sets and stored entries;
+//! - [`error`]: core errors as JS `Error`s;
+//! - [`fields`]: the property names a struct accepts, to refuse unknown ones.
+//!
+//! Build the npm package with `scripts/build-pkg.sh`; its sources live in `pkg/`.
+#![warn(missing_docs)]
+
+pub mod entries;
+pub mod error;
+pub mod fields;
+pub mod memory;
+pub mod turn;
+
+pub use memory::Memory;

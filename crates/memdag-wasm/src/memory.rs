@@ -1,0 +1,230 @@
+//! The `Memory` class: one memdag store, owned by JS.
+//!
+//! Every method takes `&self` and reaches the store through a `RefCell`. wasm-bindgen lets a
+//! JS callback run while a method is on the stack (a getter on an input object, an iterator),
+//! so a re-entrant call is possible in principle; it gets the `BUSY` error, never a panic. JS
+//! input is converted before the store is borrowed, so callers' code never runs while the
+//! store is held.
+
+use core::cell::RefCell;
+
+use js_sys::Array;
+use memdag_core::{Error, Store};
+use wasm_bindgen::prelude::*;
+
+use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_to_js};
+use crate::error::throw;
+use crate::turn::{record_to_js, records_to_js, TurnInput};
+
+/// The memory of one agent or user: turn records linked into a DAG, kept in memory. Persist it
+/// by writing `takeChanges()` to any key-value store and reopen it with `Memory.load`.
+#[wasm_bindgen]
+#[derive(Debug, Default)]
+pub struct Memory {
+    store: RefCell<Store>,
+}
+
+#[wasm_bindgen]
+impl Memory {
+    /// An empty memory.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Memory {
+        Memory::default()
+    }
+
+    /// Rebuilds a memory from stored entries, any iterable of `[key, Uint8Array]` pairs in any
+    /// order (`null` values are skipped). Throws `CORRUPT_DATA` or `UNSUPPORTED_VERSION`, with
+    /// `key`, naming the first bad entry; nothing is half-loaded.
+    pub fn load(entries: JsValue) -> Result<Memory, JsValue> {
+        let entries = entries_from_js(&entries)?;
+        let store = Store::load(entries).map_err(throw)?;
+        Ok(Memory {
+            store: RefCell::new(store),
+        })
+    }
+
+    /// Adds one turn and returns its record. Its `parents` must already exist; otherwise it
+    /// throws `UNKNOWN_PARENT` (with `ids`) and nothing is written.
+    #[wasm_bindgen(js_name = addTurn)]
+    pub fn add_turn(&self, turn: JsValue) -> Result<JsValue, JsValue> {
+        let turn = TurnInput::from_js(turn).map_err(throw)?;
+        self.write(|s| s.add_turn(turn.into()).and_then(record_to_js))
+    }
+
+    /// The record with this id, or `undefined`.
+    pub fn get(&self, id: &JsValue) -> Result<JsValue, JsValue> {
+        let id = string("id", id)?;
+        self.read(|s| s.get(&id).map_or(Ok(JsValue::UNDEFINED), record_to_js))
+    }
+
+    /// The `n` newest records of a thread, newest first.
+    pub fn recent(&self, thread: &JsValue, n: f64) -> Result<JsValue, JsValue> {
+        let (thread, n) = (string("thread", thread)?, count("n", Some(n))?);
+        self.read(|s| records_to_js(&s.recent(&thread, n)))
+    }
+
+    /// The `n` newest records of a user across all threads, newest first.
+    #[wasm_bindgen(js_name = byUser)]
+    pub fn by_user(&self, user: &JsValue, n: f64) -> Result<JsValue, JsValue> {
+        let (user, n) = (string("user", user)?, count("n", Some(n))?);
+        self.read(|s| records_to_js(&s.by_user(&user, n)))
+    }
+
+    /// The ancestors of `id`, nearest first: at most `depth` edges away and at most `limit`
+    /// records (both unbounded when omitted). Throws `NOT_FOUND` for an unknown id.
+    pub fn ancestors(
+        &self,
+        id: &JsValue,
+        depth: Option<f64>,
+        limit: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let (id, depth, limit) = (
+            string("id", id)?,
+            count("depth", depth)?,
+            count("limit", limit)?,
+        );
+        self.read(|s| {
+            s.ancestors(&id, depth, limit)
+                .and_then(|r| records_to_js(&r))
+        })
+    }
+
+    /// The descendants of `id`, nearest first. See `ancestors`.
+    pub fn descendants(
+        &self,
+        id: &JsValue,
+        depth: Option<f64>,
+        limit: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let (id, depth, limit) = (
+            string("id", id)?,
+            count("depth", depth)?,
+            count("limit", limit)?,
+        );
+        self.read(|s| {
+            s.descendants(&id, depth, limit)
+                .and_then(|r| records_to_js(&r))
+        })
+    }
+
+    /// Deletes a record and returns it. Its children take over its parents, so ancestry
+    /// through it is kept. Throws `NOT_FOUND` for an unknown id.
+    pub fn delete(&self, id: &JsValue) -> Result<JsValue, JsValue> {
+        let id = string("id", id)?;
+        self.write(|s| s.delete(&id).and_then(|r| record_to_js(&r)))
+    }
+
+    /// Takes the changes since the last call as `[key, Uint8Array | null]` pairs (`null`:
+    /// delete the key). Write them in order; if writing fails, hand them to `requeue`.
+    #[wasm_bindgen(js_name = takeChanges)]
+    pub fn take_changes(&self) -> Result<Array, JsValue> {
+        self.write(|s| s.take_changes().map(changes_to_js))
+    }
+
+    /// Marks the keys of a change set dirty again, so the next `takeChanges` repeats them.
+    pub fn requeue(&self, changes: JsValue) -> Result<(), JsValue> {
+        let changes = changes_from_js(&changes)?;
+        self.write(|s| {
+            s.requeue(&changes);
+            Ok(())
+        })
+    }
+
+    /// Every stored key and value, as `[key, Uint8Array]` pairs: a full export.
+    pub fn snapshot(&self) -> Result<Array, JsValue> {
+        self.read(|s| s.snapshot().map(snapshot_to_js))
+    }
+
+    /// The number of records.
+    #[wasm_bindgen(getter)]
+    pub fn len(&self) -> Result<usize, JsValue> {
+        self.read(|s| Ok(s.len()))
+    }
+
+    /// Whether the memory holds no record.
+    #[wasm_bindgen(getter, js_name = isEmpty)]
+    pub fn is_empty(&self) -> Result<bool, JsValue> {
+        self.read(|s| Ok(s.is_empty()))
+    }
+}
+
+impl Memory {
+    /// Runs `f` on the store, or fails with `BUSY` if a call is already using it.
+    fn try_read<T>(&self, f: impl FnOnce(&Store) -> Result<T, Error>) -> Result<T, Error> {
+        let store = self.store.try_borrow().map_err(|_| Error::Busy)?;
+        f(&store)
+    }
+
+    /// Runs `f` on the store mutably, or fails with `BUSY` if a call is already using it.
+    fn try_write<T>(&self, f: impl FnOnce(&mut Store) -> Result<T, Error>) -> Result<T, Error> {
+        let mut store = self.store.try_borrow_mut().map_err(|_| Error::Busy)?;
+        f(&mut store)
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Store) -> Result<T, Error>) -> Result<T, JsValue> {
+        self.try_read(f).map_err(throw)
+    }
+
+    fn write<T>(&self, f: impl FnOnce(&mut Store) -> Result<T, Error>) -> Result<T, JsValue> {
+        self.try_write(f).map_err(throw)
+    }
+}
+
+/// A JS string argument. Anything else is `INVALID_INPUT`. (Arguments are taken as `JsValue`
+/// because wasm-bindgen's glue for `&str` does not check the type: a number passed there
+/// corrupts the call instead of failing cleanly.)
+fn string(name: &str, value: &JsValue) -> Result<String, JsValue> {
+    value
+        .as_string()
+        .ok_or_else(|| throw(Error::invalid(format!("{name} must be a string"))))
+}
+
+/// A JS count argument as `usize`: a non-negative whole number, `Infinity` or omitted for
+/// unbounded. Anything else is `INVALID_INPUT`.
+fn count(name: &str, n: Option<f64>) -> Result<usize, JsValue> {
+    count_of(name, n).map_err(throw)
+}
+
+fn count_of(name: &str, n: Option<f64>) -> Result<usize, Error> {
+    match n {
+        None => Ok(usize::MAX),
+        Some(n) if n == f64::INFINITY => Ok(usize::MAX),
+        Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(n as usize),
+        Some(n) => Err(Error::invalid(format!(
+            "{name} must be a whole number >= 0, got {n}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reentrant_call_is_busy_not_a_panic() {
+        let memory = Memory::new();
+        let held = memory.store.borrow_mut();
+        assert_eq!(memory.try_read(|s| Ok(s.len())), Err(Error::Busy));
+        assert_eq!(memory.try_write(|s| Ok(s.len())), Err(Error::Busy));
+        drop(held);
+        assert_eq!(memory.try_read(|s| Ok(s.len())), Ok(0));
+        let shared = memory.store.borrow();
+        assert_eq!(memory.try_write(|s| Ok(s.len())), Err(Error::Busy));
+        assert_eq!(memory.try_read(|s| Ok(s.len())), Ok(0));
+        drop(shared);
+    }
+
+    #[test]
+    fn counts_are_whole_and_non_negative() {
+        assert_eq!(count_of("n", Some(3.0)), Ok(3));
+        assert_eq!(count_of("n", Some(0.0)), Ok(0));
+        assert_eq!(count_of("n", None), Ok(usize::MAX));
+        assert_eq!(count_of("n", Some(f64::INFINITY)), Ok(usize::MAX));
+        for bad in [-1.0, 1.5, f64::NAN, f64::NEG_INFINITY] {
+            assert_eq!(
+                count_of("n", Some(bad)).map_err(|e| e.code()),
+                Err("INVALID_INPUT")
+            );
+        }
+    }
+}

@@ -1,0 +1,18 @@
+// memdag for JS: loads the WebAssembly module once, when this module is first imported, then
+// re-exports the `Memory` class. Node reads the .wasm file from disk; browsers fetch it with
+// wasm-bindgen's default init (the .wasm next to the glue). dist/ is written by
+// scripts/build-pkg.sh: wasm-bindgen --target web, then wasm-opt.
+import init, { initSync, Memory } from './dist/memdag_wasm.js';
+
+const wasmUrl = new URL('./dist/memdag_wasm_bg.wasm', import.meta.url);
+
+if (wasmUrl.protocol === 'file:' && globalThis.process?.versions?.node) {
+  // A computed specifier keeps bundlers from resolving node:fs into browser builds.
+  const fs = 'node:fs';
+  const { readFileSync } = await import(/* webpackIgnore: true */ /* @vite-ignore */ fs);
+  initSync({ module: readFileSync(wasmUrl) });
+} else {
+  await init();
+}
+
+export { Memory };

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Builds the npm package's dist/: memdag-wasm for wasm32-unknown-unknown, wasm-bindgen --target
+# web, then wasm-opt -Oz (binaryen from npm, via tests/package.json; Debian's binaryen 108
+# writes modules that fail to load). Prints raw, gzip -9 and brotli sizes before and after
+# wasm-opt. Idempotent: steps whose inputs did not change are skipped.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/memdag-target}"
+BINDGEN_VERSION="0.2.130"
+# Size settings for this build only; the workspace's release profile stays as it is for the
+# native crates. wasm32-unknown-unknown already aborts on panic.
+export CARGO_PROFILE_RELEASE_LTO=true
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+export CARGO_PROFILE_RELEASE_OPT_LEVEL=z
+
+wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/memdag_wasm.wasm"
+bindgen_out="$CARGO_TARGET_DIR/memdag-bindgen"
+dist="$root/pkg/dist"
+wasm_opt="$root/tests/node_modules/.bin/wasm-opt"
+
+step() { printf '==> %s\n' "$*"; }
+
+step "rustup target add wasm32-unknown-unknown"
+rustup target add wasm32-unknown-unknown >/dev/null
+
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$BINDGEN_VERSION" ]; then
+  # No --locked: it fails against this machine's registry mirror.
+  step "cargo install wasm-bindgen-cli --version $BINDGEN_VERSION (takes minutes, once)"
+  cargo install wasm-bindgen-cli --version "$BINDGEN_VERSION"
+fi
+step "$(wasm-bindgen --version)"
+
+if [ ! -x "$wasm_opt" ]; then
+  step "npm ci in tests/ (for binaryen's wasm-opt)"
+  if [ -f tests/package-lock.json ]; then
+    (cd tests && npm ci --no-audit --no-fund)
+  else
+    (cd tests && npm install --no-audit --no-fund)
+  fi
+fi
+
+step "cargo build -p memdag-wasm --release --target wasm32-unknown-unknown (target dir $CARGO_TARGET_DIR)"
+cargo build -p memdag-wasm --release --target wasm32-unknown-unknown
+
+# wasm-bindgen and wasm-opt run only when the module or this script is newer than their output.
+glue="$bindgen_out/memdag_wasm_bg.wasm"
+if [ ! -f "$glue" ] || [ "$wasm" -nt "$glue" ] || [ "${BASH_SOURCE[0]}" -nt "$glue" ]; then
+  step "wasm-bindgen --target web --out-dir $bindgen_out"
+  rm -rf "$bindgen_out"
+  wasm-bindgen --target web --out-dir "$bindgen_out" "$wasm"
+else
+  step "wasm-bindgen: up to date"
+fi
+
+out="$dist/memdag_wasm_bg.wasm"
+if [ ! -f "$out" ] || [ "$glue" -nt "$out" ]; then
+  step "wasm-opt -Oz ($("$wasm_opt" --version)) into pkg/dist/"
+  mkdir -p "$dist"
+  # The features rustc enables by default for wasm32-unknown-unknown.
+  "$wasm_opt" -Oz --enable-bulk-memory --enable-mutable-globals --enable-sign-ext \
+    --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
+    "$glue" -o "$out.tmp"
+  for f in memdag_wasm.js memdag_wasm.d.ts memdag_wasm_bg.wasm.d.ts; do
+    cp "$bindgen_out/$f" "$dist/$f"
+  done
+  mv "$out.tmp" "$out"
+else
+  step "wasm-opt: up to date"
+fi
+
+sizes() {
+  local f="$1" raw gz br
+  raw=$(wc -c <"$f")
+  gz=$(gzip -9 -c "$f" | wc -c)
+  if command -v brotli >/dev/null; then
+    br="$(brotli -c -q 11 "$f" | wc -c) B"
+  elif command -v node >/dev/null; then
+    # Node's zlib has brotli built in; quality 11 is what the brotli CLI uses by default.
+    br="$(node -e 'const z = require("zlib"); const b = require("fs").readFileSync(process.argv[1]);
+      process.stdout.write(String(z.brotliCompressSync(b, { params: {
+        [z.constants.BROTLI_PARAM_QUALITY]: 11, [z.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length))' "$f") B"
+  else
+    br="skipped (no brotli)"
+  fi
+  printf '  %-28s raw %8d B   gzip -9 %7d B   brotli %s\n' "$2" "$raw" "$gz" "$br"
+}
+step "sizes"
+sizes "$glue" "before wasm-opt"
+sizes "$out" "after wasm-opt -Oz"
+sizes "$dist/memdag_wasm.js" "JS glue"
