@@ -1,0 +1,108 @@
+//! Conversions between the core's types and the WIT types, in this crate only.
+//!
+//! Errors become the WIT `variant error` by [`ErrorKind`], with a message that starts with the
+//! core's stable code: `UNKNOWN_PARENT: unknown parent ids: a`.
+
+use memdag_core::{CompactNode, Error as CoreError, ErrorKind, NewTurn, Record, Section, Step};
+
+use crate::bindings::memdag::core::types as wit;
+
+/// A core error as the WIT error, `"<CODE>: <message>"`.
+pub fn error(e: &CoreError) -> wit::Error {
+    let message = format!("{}: {e}", e.code());
+    match e.kind() {
+        ErrorKind::NotFound => wit::Error::NotFound(message),
+        ErrorKind::InvalidInput => wit::Error::InvalidInput(message),
+        ErrorKind::CorruptData => wit::Error::CorruptData(message),
+        ErrorKind::Storage => wit::Error::Storage(message),
+        ErrorKind::Host => wit::Error::Host(message),
+    }
+}
+
+/// A core record as the WIT record.
+pub fn record(r: &Record) -> wit::Record {
+    wit::Record {
+        id: r.id.clone(),
+        seq: r.seq,
+        thread: r.thread.clone(),
+        user: r.user.clone(),
+        created_at: r.created_at,
+        input: r.input.clone(),
+        output: r.output.clone(),
+        steps: r.steps.iter().map(step_out).collect(),
+        parents: r.parents.clone(),
+        tags: r.tags.clone(),
+        importance: r.importance,
+        compact: r.compact.as_ref().map(compact_out),
+        embedding: r.embedding.clone(),
+    }
+}
+
+/// Core records as WIT records, in order.
+pub fn records(rs: &[&Record]) -> Vec<wit::Record> {
+    rs.iter().map(|r| record(r)).collect()
+}
+
+/// A WIT new turn as the core's.
+pub fn new_turn(t: wit::NewTurn) -> NewTurn {
+    NewTurn {
+        id: t.id,
+        thread: t.thread,
+        user: t.user,
+        created_at: t.created_at,
+        input: t.input,
+        output: t.output,
+        steps: t.steps.into_iter().map(step_in).collect(),
+        parents: t.parents,
+        tags: t.tags,
+        importance: t.importance,
+        compact: t.compact.map(compact_in),
+        embedding: t.embedding,
+    }
+}
+
+fn step_out(s: &Step) -> wit::Step {
+    wit::Step {
+        tool: s.tool.clone(),
+        args: s.args.clone(),
+        result: s.result.clone(),
+        ok: s.ok,
+    }
+}
+
+fn step_in(s: wit::Step) -> Step {
+    Step {
+        tool: s.tool,
+        args: s.args,
+        result: s.result,
+        ok: s.ok,
+    }
+}
+
+fn compact_out(c: &CompactNode) -> wit::CompactNode {
+    wit::CompactNode {
+        summary: c.summary.clone(),
+        sections: c
+            .sections
+            .iter()
+            .map(|s| wit::Section {
+                name: s.name.clone(),
+                text: s.text.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn compact_in(c: wit::CompactNode) -> CompactNode {
+    CompactNode {
+        summary: c.summary,
+        sections: c
+            .sections
+            .into_iter()
+            .map(|s| Section {
+                name: s.name,
+                text: s.text,
+            })
+            .collect(),
+    }
+}

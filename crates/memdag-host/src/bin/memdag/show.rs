@@ -1,0 +1,144 @@
+//! Text output: one-line turns, full turns, and the ancestor DAG as an indented tree.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use memdag_host::Record;
+
+/// `t03  2026-11-27 09:10  [repo-ci]  Fix it, and keep the fix small.`
+pub fn line(r: &Record) -> String {
+    format!(
+        "{}  {}  [{}]  {}",
+        r.id,
+        utc(r.created_at),
+        r.thread,
+        clip(&r.input, 48)
+    )
+}
+
+/// Every field of a turn, for `memdag get`.
+pub fn full(r: &Record) -> String {
+    let mut out = format!(
+        "id:         {}\nseq:        {}\nthread:     {}\nuser:       {}\ncreated:    {} UTC\nimportance: {}\n",
+        r.id,
+        r.seq,
+        r.thread,
+        r.user,
+        utc(r.created_at),
+        r.importance
+    );
+    if !r.parents.is_empty() {
+        out += &format!("parents:    {}\n", r.parents.join(", "));
+    }
+    if !r.tags.is_empty() {
+        out += &format!("tags:       {}\n", r.tags.join(", "));
+    }
+    out += &format!("input:      {}\n", r.input);
+    for (i, s) in r.steps.iter().enumerate() {
+        let mark = if s.ok { "ok" } else { "failed" };
+        out += &format!(
+            "step {}:     {}({}) -> {} [{mark}]\n",
+            i + 1,
+            s.tool,
+            clip(&s.args, 60),
+            clip(&s.result, 60)
+        );
+    }
+    out += &format!("output:     {}\n", r.output);
+    if let Some(c) = &r.compact {
+        out += &format!("compact:    {}\n", c.summary);
+        for s in &c.sections {
+            out += &format!("  {}: {}\n", s.name, s.text);
+        }
+    }
+    out
+}
+
+/// The ancestors of `root` as a tree following parent edges. A record reached a second time
+/// is printed once more as `(see above)` without its parents, so the DAG stays readable.
+pub fn ancestor_tree(root: &Record, ancestors: &[Record]) -> String {
+    let by_id: BTreeMap<&str, &Record> = ancestors.iter().map(|r| (r.id.as_str(), r)).collect();
+    let mut out = line(root) + "\n";
+    let mut seen = BTreeSet::from([root.id.as_str()]);
+    branch(root, &by_id, "", &mut seen, &mut out);
+    out
+}
+
+fn branch<'a>(
+    r: &'a Record,
+    by_id: &BTreeMap<&str, &'a Record>,
+    indent: &str,
+    seen: &mut BTreeSet<&'a str>,
+    out: &mut String,
+) {
+    // Parents beyond the walked depth are not in `by_id`; they are left out.
+    let parents: Vec<&Record> = r
+        .parents
+        .iter()
+        .filter_map(|p| by_id.get(p.as_str()).copied())
+        .collect();
+    for (i, p) in parents.iter().enumerate() {
+        let last = i + 1 == parents.len();
+        let (stem, next) = if last {
+            ("└── ", "    ")
+        } else {
+            ("├── ", "│   ")
+        };
+        if seen.insert(&p.id) {
+            *out += &format!("{indent}{stem}{}\n", line(p));
+            branch(p, by_id, &format!("{indent}{next}"), seen, out);
+        } else {
+            *out += &format!("{indent}{stem}{} (see above)\n", p.id);
+        }
+    }
+}
+
+/// The first `n` characters of the first line of `s`, with `…` when cut.
+pub fn clip(s: &str, n: usize) -> String {
+    let first = s.lines().next().unwrap_or("");
+    let mut out: String = first.chars().take(n).collect();
+    if first.chars().count() > n || s.lines().nth(1).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` (UTC), without a date library.
+pub fn utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_utc() {
+        assert_eq!(utc(0), "1970-01-01 00:00");
+        assert_eq!(utc(1_795_770_000_000), "2026-11-27 09:00");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00");
+        assert_eq!(utc(-60_000), "1969-12-31 23:59");
+    }
+
+    #[test]
+    fn clips_by_characters() {
+        assert_eq!(clip("周末计划很好", 4), "周末计划…");
+        assert_eq!(clip("short", 10), "short");
+        assert_eq!(clip("a\nb", 10), "a…");
+    }
+}

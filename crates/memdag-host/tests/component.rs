@@ -1,0 +1,370 @@
+//! The built component, driven through the host library: persistence across instances,
+//! error cases, and kv failures. Needs `memdag_component.wasm`: run scripts/build-component.sh.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use memdag_host::{locate, new_turn, DirKv, Error, Kv, MemKv, MemoryError, NewTurn, Runtime, Step};
+
+/// One compiled component for all tests. Fails, never skips, when it is not built.
+fn runtime() -> &'static Runtime {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        let path = locate::component_path(None).unwrap_or_else(|e| {
+            panic!("the memdag component is not built: run scripts/build-component.sh first (or set MEMDAG_COMPONENT)\n{e}")
+        });
+        Runtime::from_file(&path).unwrap_or_else(|e| {
+            panic!("cannot load {}: {e}\nrebuild it with scripts/build-component.sh", path.display())
+        })
+    })
+}
+
+fn turn(id: &str, thread: &str, at: i64, parents: &[&str]) -> NewTurn {
+    let mut t = new_turn(
+        thread,
+        &format!("input of {id}"),
+        &format!("output of {id}"),
+    );
+    t.id = Some(id.into());
+    t.user = "lin".into();
+    t.created_at = at;
+    t.parents = parents.iter().map(|p| p.to_string()).collect();
+    t
+}
+
+fn ids(records: &[memdag_host::Record]) -> Vec<&str> {
+    records.iter().map(|r| r.id.as_str()).collect()
+}
+
+/// Every file of a directory with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn message(e: &Error) -> String {
+    match e {
+        Error::Memory(m) => format!("{m:?}"),
+        other => panic!("expected a component error, got {other}"),
+    }
+}
+
+#[test]
+fn turns_and_ancestors_survive_a_new_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c, d_id);
+    {
+        let mut memory = runtime()
+            .open(DirKv::open(dir.path()).unwrap(), None)
+            .unwrap();
+        assert!(memory.is_empty().unwrap());
+        a = memory.add_turn(turn("a", "main", 1_000, &[])).unwrap();
+        b = memory.add_turn(turn("b", "main", 2_000, &["a"])).unwrap();
+        let mut t = turn("c", "旁支", 3_000, &["a", "b"]);
+        t.input = "查一下天气".into();
+        t.steps = vec![Step {
+            tool: "weather".into(),
+            args: "{}".into(),
+            result: "小雨".into(),
+            ok: true,
+        }];
+        t.importance = Some(0.9);
+        c = memory.add_turn(t).unwrap();
+        let mut d = turn("unused", "main", 4_000, &["c"]);
+        d.id = None;
+        d_id = memory.add_turn(d).unwrap().id;
+        assert_eq!(d_id.len(), 16, "a derived id is 16 hex digits: {d_id}");
+        assert_eq!(memory.len().unwrap(), 4);
+    } // every handle, instance and store is dropped here
+
+    let mut memory = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), None)
+        .unwrap();
+    assert_eq!(memory.len().unwrap(), 4);
+    assert_eq!(memory.get("a").unwrap(), Some(a));
+    assert_eq!(memory.get("b").unwrap(), Some(b));
+    assert_eq!(memory.get("c").unwrap().as_ref(), Some(&c));
+    assert_eq!(c.steps[0].result, "小雨");
+    assert_eq!(c.importance, 0.9);
+    assert_eq!(
+        ids(&memory.ancestors(&d_id, 10, 10).unwrap()),
+        ["c", "a", "b"]
+    );
+    assert_eq!(ids(&memory.ancestors(&d_id, 1, 10).unwrap()), ["c"]);
+    assert_eq!(
+        ids(&memory.descendants("a", 10, 10).unwrap()),
+        ["b", "c", d_id.as_str()]
+    );
+    assert_eq!(
+        ids(&memory.recent("main", 10).unwrap()),
+        [d_id.as_str(), "b", "a"]
+    );
+    assert_eq!(
+        ids(&memory.by_user("lin", 2).unwrap()),
+        [d_id.as_str(), "c"]
+    );
+
+    // A delete is durable too, and splices the DAG: c's children take c's parents.
+    assert_eq!(memory.delete("c").unwrap().id, "c");
+    drop(memory);
+    let mut memory = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), None)
+        .unwrap();
+    assert_eq!(memory.len().unwrap(), 3);
+    assert_eq!(memory.get("c").unwrap(), None);
+    assert_eq!(ids(&memory.ancestors(&d_id, 10, 10).unwrap()), ["a", "b"]);
+}
+
+#[test]
+fn unknown_parent_is_invalid_input_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut memory = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), None)
+        .unwrap();
+    memory.add_turn(turn("a", "main", 1, &[])).unwrap();
+    let before = files(dir.path());
+
+    let err = memory
+        .add_turn(turn("b", "main", 2, &["a", "ghost"]))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Memory(MemoryError::InvalidInput(m)) if m.starts_with("UNKNOWN_PARENT: ") && m.contains("ghost")),
+        "{err}"
+    );
+    assert_eq!(err.code(), Some("UNKNOWN_PARENT"));
+    let err = memory.add_turn(turn("a", "main", 3, &[])).unwrap_err();
+    assert_eq!(err.code(), Some("DUPLICATE_ID"), "{err}");
+    let err = memory.add_turn(turn("e", "", 3, &[])).unwrap_err();
+    assert!(
+        matches!(err, Error::Memory(MemoryError::InvalidInput(_))),
+        "{err}"
+    );
+
+    assert_eq!(
+        files(dir.path()),
+        before,
+        "a refused turn must not touch the store"
+    );
+    assert_eq!(memory.len().unwrap(), 1);
+    assert_eq!(memory.get("b").unwrap(), None);
+    let err = memory.ancestors("ghost", 3, 3).unwrap_err();
+    assert!(
+        matches!(&err, Error::Memory(MemoryError::NotFound(m)) if m.starts_with("NOT_FOUND: ")),
+        "{err}"
+    );
+    let err = memory.delete("ghost").unwrap_err();
+    assert_eq!(err.code(), Some("NOT_FOUND"), "{err}");
+    assert_eq!(files(dir.path()), before);
+}
+
+#[test]
+fn corrupt_bytes_give_corrupt_data_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut memory = runtime()
+            .open(DirKv::open(dir.path()).unwrap(), None)
+            .unwrap();
+        memory.add_turn(turn("a", "main", 1, &[])).unwrap();
+        memory.add_turn(turn("b", "main", 2, &["a"])).unwrap();
+    }
+    let mut kv = DirKv::open(dir.path()).unwrap();
+    std::fs::write(
+        kv.path_of("rec/b").unwrap(),
+        b"MDAG\x01\x01garbage, not a record",
+    )
+    .unwrap();
+    let err = runtime()
+        .open(kv.clone(), None)
+        .err()
+        .expect("a corrupt store must not open");
+    assert!(
+        matches!(&err, Error::Memory(MemoryError::CorruptData(m)) if m.starts_with("CORRUPT_DATA: ") && m.contains("\"rec/b\"")),
+        "{err}"
+    );
+
+    // Under a prefix the error names the full kv key.
+    kv.put("p/rec/x", b"junk").unwrap();
+    let err = runtime()
+        .open(kv, Some("p/"))
+        .err()
+        .expect("a corrupt store must not open");
+    assert!(
+        matches!(&err, Error::Memory(MemoryError::CorruptData(m)) if m.contains("\"p/rec/x\"")),
+        "{}",
+        message(&err)
+    );
+}
+
+#[test]
+fn prefixes_keep_stores_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut one = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), Some("agent-1/"))
+        .unwrap();
+    let mut two = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), Some("agent-2/"))
+        .unwrap();
+    one.add_turn(turn("x", "main", 1, &[])).unwrap();
+    two.add_turn(turn("x", "other", 1, &[])).unwrap();
+    two.add_turn(turn("y", "other", 2, &["x"])).unwrap();
+    drop((one, two));
+    let mut one = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), Some("agent-1/"))
+        .unwrap();
+    assert_eq!(one.len().unwrap(), 1);
+    assert_eq!(one.get("x").unwrap().unwrap().thread, "main");
+    let mut root = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), None)
+        .unwrap();
+    assert_eq!(
+        root.len().unwrap(),
+        0,
+        "the unprefixed store ignores prefixed keys"
+    );
+    for bad in ["agent-3", "rec/", "idx/x/"] {
+        let err = runtime()
+            .open(DirKv::open(dir.path()).unwrap(), Some(bad))
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, Error::Memory(MemoryError::InvalidInput(_))),
+            "{bad}: {err}"
+        );
+    }
+}
+
+/// Which kv calls fail.
+#[derive(Clone, Copy, PartialEq)]
+enum Fail {
+    Nothing,
+    Puts,
+    Deletes,
+    Everything,
+}
+
+/// A [`MemKv`] shared with the test, whose calls fail on demand.
+#[derive(Clone)]
+struct FlakyKv {
+    inner: Arc<Mutex<MemKv>>,
+    fail: Arc<Mutex<Fail>>,
+}
+
+impl FlakyKv {
+    fn check(&self, call: Fail) -> io::Result<()> {
+        let fail = *self.fail.lock().unwrap();
+        if fail == call || fail == Fail::Everything {
+            return Err(io::Error::other("injected failure"));
+        }
+        Ok(())
+    }
+
+    fn set(&self, fail: Fail) {
+        *self.fail.lock().unwrap() = fail;
+    }
+}
+
+impl Kv for FlakyKv {
+    fn get(&mut self, key: &str) -> io::Result<Option<Vec<u8>>> {
+        self.check(Fail::Everything)?;
+        self.inner.lock().unwrap().get(key)
+    }
+
+    fn put(&mut self, key: &str, value: &[u8]) -> io::Result<()> {
+        self.check(Fail::Puts)?;
+        self.inner.lock().unwrap().put(key, value)
+    }
+
+    fn delete(&mut self, key: &str) -> io::Result<()> {
+        self.check(Fail::Deletes)?;
+        self.inner.lock().unwrap().delete(key)
+    }
+
+    fn list_by_prefix(&mut self, prefix: &str) -> io::Result<Vec<(String, Vec<u8>)>> {
+        self.check(Fail::Everything)?;
+        self.inner.lock().unwrap().list_by_prefix(prefix)
+    }
+}
+
+#[test]
+fn a_failed_kv_write_leaves_memory_equal_to_kv() {
+    let kv = FlakyKv {
+        inner: Arc::default(),
+        fail: Arc::new(Mutex::new(Fail::Nothing)),
+    };
+    let mut memory = runtime().open(kv.clone(), None).unwrap();
+    memory.add_turn(turn("a", "main", 1, &[])).unwrap();
+
+    // A failed put: the turn is not kept in memory either.
+    kv.set(Fail::Puts);
+    let err = memory.add_turn(turn("b", "main", 2, &["a"])).unwrap_err();
+    assert!(
+        matches!(&err, Error::Memory(MemoryError::Storage(m)) if m.starts_with("STORAGE: ") && m.contains("injected failure")),
+        "{err}"
+    );
+    assert_eq!(memory.get("b").unwrap(), None);
+    assert_eq!(memory.len().unwrap(), 1);
+    kv.set(Fail::Nothing);
+    memory.add_turn(turn("b", "main", 2, &["a"])).unwrap();
+    memory.add_turn(turn("c", "main", 3, &["b"])).unwrap();
+
+    // A delete whose last write fails: c was re-parented durably, b is still there.
+    kv.set(Fail::Deletes);
+    let err = memory.delete("b").unwrap_err();
+    assert_eq!(err.code(), Some("STORAGE"), "{err}");
+    assert!(memory.get("b").unwrap().is_some());
+    assert_eq!(memory.get("c").unwrap().unwrap().parents, ["a"]);
+
+    // When the reload fails too, every call retries it until kv answers again.
+    kv.set(Fail::Everything);
+    let err = memory.add_turn(turn("d", "main", 4, &[])).unwrap_err();
+    assert_eq!(err.code(), Some("STORAGE"), "{err}");
+    assert_eq!(memory.len().unwrap_err().code(), Some("STORAGE"));
+    kv.set(Fail::Nothing);
+    assert_eq!(memory.len().unwrap(), 3);
+
+    // Memory and kv agree: a fresh instance sees the same records.
+    let mut fresh = runtime().open(kv.clone(), None).unwrap();
+    for id in ["a", "b", "c", "d"] {
+        assert_eq!(fresh.get(id).unwrap(), memory.get(id).unwrap(), "{id}");
+    }
+}
+
+#[test]
+fn a_missing_component_says_how_to_build_it() {
+    let err =
+        locate::component_path(Some(Path::new("/nonexistent/memdag_component.wasm"))).unwrap_err();
+    assert!(
+        err.to_string().contains("scripts/build-component.sh"),
+        "{err}"
+    );
+    assert!(matches!(
+        Runtime::from_file("/nonexistent/c.wasm"),
+        Err(Error::ComponentNotFound { .. })
+    ));
+}
+
+#[test]
+fn a_key_too_long_for_a_file_name_is_a_storage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut memory = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), None)
+        .unwrap();
+    memory.add_turn(turn("a", "main", 1, &[])).unwrap();
+    // 80 CJK characters are a valid 240-byte id, but escaped they exceed a file name.
+    let long = "记".repeat(80);
+    let err = memory.add_turn(turn(&long, "main", 2, &["a"])).unwrap_err();
+    assert_eq!(err.code(), Some("STORAGE"), "{err}");
+    assert!(err.to_string().contains("too long"), "{err}");
+    assert_eq!(memory.get(&long).unwrap(), None);
+    assert_eq!(memory.len().unwrap(), 1);
+}
