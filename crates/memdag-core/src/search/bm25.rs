@@ -42,7 +42,12 @@ pub struct FieldWeights {
 
 impl Default for FieldWeights {
     fn default() -> Self {
-        FieldWeights { input: 1.0, output: 1.0, compact: 1.0, steps: 0.5 }
+        FieldWeights {
+            input: 1.0,
+            output: 1.0,
+            compact: 1.0,
+            steps: 0.5,
+        }
     }
 }
 
@@ -63,7 +68,11 @@ pub struct Bm25Params {
 
 impl Default for Bm25Params {
     fn default() -> Self {
-        Bm25Params { k1: 1.2, b: 0.75, weights: FieldWeights::default() }
+        Bm25Params {
+            k1: 1.2,
+            b: 0.75,
+            weights: FieldWeights::default(),
+        }
     }
 }
 
@@ -140,6 +149,10 @@ mod tests {
         let short = w.tf_part(&[1, 0, 0, 0], &[5, 10, 0, 0]);
         let long = w.tf_part(&[1, 0, 0, 0], &[50, 10, 0, 0]);
         assert!(short > long && long > 0.0);
-        assert!(!Bm25Params { b: 2.0, ..Default::default() }.is_valid());
+        assert!(!Bm25Params {
+            b: 2.0,
+            ..Default::default()
+        }
+        .is_valid());
     }
 }

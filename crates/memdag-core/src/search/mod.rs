@@ -1,1 +1,148 @@
 //! Mode-2 search: BM25 full text, vectors, hybrid ranking, filters and grep over raw logs.
+//!
+//! The agent's own low-level query into its memory: it knows what it looks for, so it gets
+//! every signal and full control. [`Store::search`] takes a [`SearchQuery`] and returns
+//! [`SearchHit`]s; [`Store::grep`] takes a [`GrepQuery`] and returns [`GrepMatch`]es.
+//!
+//! The [`Store`] owns one [`SearchIndex`], updated by every add, delete and compact change:
+//! - [`postings`]: the inverted index, scored with BM25F ([`bm25`]) over terms from the
+//!   CJK-aware [`analyzer`];
+//! - [`vectors`]: the store's vectors, normalized, in an incremental [`hnsw`] graph whose links
+//!   are persisted (see [`persist`]), so opening a stored memory never rebuilds the graph;
+//! - [`embed`]: the built-in lexical embedder, used when the host gives no vectors and
+//!   [`SearchIndex::set_auto_embed`] is on;
+//! - [`searcher`]: runs a query (filters inside, fusion, `min_score`, dedup, [`snippet`]s);
+//! - [`grep`]: regular expressions over the raw logs.
+//!
+//! Tie-breaking everywhere is by insertion order, so equal inputs give equal outputs, and a
+//! reloaded store answers exactly as the store it was saved from.
+//!
+//! [`Store`]: crate::Store
+//! [`Store::search`]: crate::Store::search
+//! [`Store::grep`]: crate::Store::grep
+
+pub mod analyzer;
+pub mod bm25;
+pub mod distance;
+pub mod embed;
+pub mod filter;
+mod graph;
+pub mod grep;
+pub mod hnsw;
+pub mod persist;
+pub mod postings;
+pub mod query;
+pub mod searcher;
+pub mod snippet;
+pub mod topk;
+pub mod vectors;
+
+use std::collections::BTreeSet;
+use std::string::String;
+use std::vec::Vec;
+
+pub use bm25::{Bm25Params, FieldWeights};
+pub use embed::{embed as builtin_embed, BUILTIN_DIMENSION};
+pub use query::{Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery};
+
+use crate::error::Result;
+use crate::record::Record;
+use crate::store::Slot;
+
+/// The search indexes of one store.
+#[derive(Debug, Default)]
+pub struct SearchIndex {
+    pub(crate) text: postings::InvertedIndex,
+    pub(crate) vectors: vectors::VectorIndex,
+    /// A hash of each slot's input and output, for dedup.
+    content: Vec<u64>,
+    /// Embed turns without an embedding with the built-in embedder.
+    auto_embed: bool,
+    /// Ids whose persisted graph node must be deleted.
+    pub(crate) removed: BTreeSet<String>,
+}
+
+impl SearchIndex {
+    /// Whether turns without an embedding get one from the built-in embedder.
+    pub fn auto_embed(&self) -> bool {
+        self.auto_embed
+    }
+
+    /// Turns the built-in embedder on or off for turns added from now on. It applies only
+    /// while the store's dimension is unset or is [`BUILTIN_DIMENSION`].
+    pub fn set_auto_embed(&mut self, on: bool) {
+        self.auto_embed = on;
+    }
+
+    /// Checks a new record's embedding against the index, normalizing it, or embeds the
+    /// record when auto-embedding applies. Called before the store changes anything.
+    pub(crate) fn admit(&self, record: &mut Record) -> Result<Option<Vec<f32>>> {
+        match &record.embedding {
+            Some(e) => self.vectors.prepare(e).map(Some),
+            None if self.auto_embed
+                && matches!(self.vectors.dimension(), 0 | BUILTIN_DIMENSION) =>
+            {
+                let text = [record.input.as_str(), record.output.as_str()].join("\n");
+                record.embedding = builtin_embed(&text);
+                Ok(record.embedding.clone())
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Indexes the record in `slot`; `vector` is what [`SearchIndex::admit`] returned.
+    pub(crate) fn add(&mut self, slot: Slot, record: &Record, vector: Option<&[f32]>) {
+        self.text.add(slot, record);
+        if self.content.len() <= slot as usize {
+            self.content.resize(slot as usize + 1, 0);
+        }
+        self.content[slot as usize] = content_hash(record);
+        if let Some(v) = vector {
+            self.vectors.add(slot, record.seq, v);
+            self.removed.remove(&record.id);
+        }
+    }
+
+    /// Forgets the record that was in `slot`.
+    pub(crate) fn remove(&mut self, slot: Slot, record: &Record) {
+        self.text.remove(slot, record);
+        if self.vectors.node_of(slot).is_some() {
+            self.vectors.remove(slot);
+            self.removed.insert(record.id.clone());
+        }
+    }
+
+    /// The dedup key of a slot.
+    pub(crate) fn content_of(&self, slot: Slot) -> u64 {
+        self.content.get(slot as usize).copied().unwrap_or(0)
+    }
+
+    /// The vector index.
+    pub fn vectors(&self) -> &vectors::VectorIndex {
+        &self.vectors
+    }
+
+    /// The inverted index.
+    pub fn text(&self) -> &postings::InvertedIndex {
+        &self.text
+    }
+
+    /// Approximate heap bytes of the indexes (text, vectors and graph).
+    pub fn heap_bytes(&self) -> usize {
+        self.text.heap_bytes() + self.vectors.heap_bytes() + self.content.capacity() * 8
+    }
+}
+
+/// FNV-1a of a record's input and output, the identity used by dedup; 0 (never deduplicated)
+/// when both are empty.
+fn content_hash(r: &Record) -> u64 {
+    if r.input.is_empty() && r.output.is_empty() {
+        return 0;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in r.input.bytes().chain([0xff]).chain(r.output.bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}

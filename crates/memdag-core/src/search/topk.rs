@@ -18,7 +18,9 @@ impl Eq for Scored {}
 
 impl Ord for Scored {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.score.total_cmp(&other.score).then_with(|| other.doc.cmp(&self.doc))
+        self.score
+            .total_cmp(&other.score)
+            .then_with(|| other.doc.cmp(&self.doc))
     }
 }
 
@@ -39,7 +41,10 @@ pub struct TopK {
 impl TopK {
     /// A collector of at most `k` hits.
     pub fn new(k: usize) -> Self {
-        TopK { k, heap: BinaryHeap::with_capacity(k.min(4096) + 1) }
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k.min(4096) + 1),
+        }
     }
 
     /// Offers one hit.
@@ -60,7 +65,9 @@ impl TopK {
 
     /// The score a new hit must beat once the collector is full.
     pub fn threshold(&self) -> Option<f32> {
-        (self.heap.len() == self.k).then(|| self.heap.peek().map(|r| r.0.score)).flatten()
+        (self.heap.len() == self.k)
+            .then(|| self.heap.peek().map(|r| r.0.score))
+            .flatten()
     }
 
     /// Number of hits kept.
@@ -88,7 +95,14 @@ mod tests {
     #[test]
     fn keeps_the_best_with_stable_ties() {
         let mut t = TopK::new(3);
-        for (d, s) in [(0, 1.0), (1, 5.0), (2, 3.0), (3, 5.0), (4, f32::NAN), (5, 0.5)] {
+        for (d, s) in [
+            (0, 1.0),
+            (1, 5.0),
+            (2, 3.0),
+            (3, 5.0),
+            (4, f32::NAN),
+            (5, 0.5),
+        ] {
             t.push(d, s);
         }
         let docs: Vec<u32> = t.into_sorted().iter().map(|s| s.doc).collect();

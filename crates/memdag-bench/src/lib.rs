@@ -1,0 +1,20 @@
+//! The Mode-2 search benchmark of memdag. It is not a test: it measures and prints.
+//!
+//! One workload ([`workload::run_size`]) on a generated corpus: N records whose text is the
+//! LoCoMo dev turns replicated (each copy suffixed ` #i`, as in PEERS.md) and whose vectors are
+//! 384-d unit vectors around 200 centres (noise 0.06), from a fixed seed. The LoCoMo questions
+//! are the text queries; 500 generated vectors are the vector queries. [`locomo::evaluate`]
+//! measures evidence recall on the real MiniLM vectors.
+//!
+//! The workload reads time only through a clock closure, so it runs natively (`memdag-bench`)
+//! and in wasm under Node (`tests/bench/run-wasm.mjs`, through the `wasm` module).
+
+pub mod corpus;
+pub mod locomo;
+pub mod table;
+pub mod workload;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use workload::{run_size, Options, SizeReport};

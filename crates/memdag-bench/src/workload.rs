@@ -1,0 +1,222 @@
+//! The timed workload for one corpus size. Time comes from a clock closure (milliseconds), so
+//! the same code runs natively (`std::time::Instant`) and in wasm (`performance.now()`).
+
+use std::collections::BTreeMap;
+
+use memdag_core::search::{SearchMode, SearchQuery};
+use memdag_core::{NewTurn, Store};
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::{replicated, Clusters, Rng};
+
+/// Vector dimension of the generated corpus.
+pub const DIM: usize = 384;
+/// Cluster centres and noise of the generated vectors.
+pub const CENTRES: usize = 200;
+pub const SIGMA: f64 = 0.06;
+/// The fixed seed of the corpus.
+pub const SEED: u64 = 0x6d65_6d64_6167_2026;
+
+/// A clock in milliseconds.
+pub type Clock<'a> = &'a dyn Fn() -> f64;
+
+/// What the benchmark measures at one size. Field names are the issue's.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SizeReport {
+    pub records: usize,
+    pub ingest_per_s: f64,
+    pub bm25_p50_ms: f64,
+    pub bm25_p99_ms: f64,
+    pub vector_p50_ms: f64,
+    pub vector_p99_ms: f64,
+    pub hybrid_p50_ms: f64,
+    pub hybrid_p99_ms: f64,
+    pub add_p99_ms: f64,
+    pub vector_recall_at_10: f64,
+    pub index_bytes_per_record: f64,
+    /// Opening the stored memory with its persisted graph.
+    pub load_ms: f64,
+    /// Opening it without the graph keys, so the graph is rebuilt (for the persist decision).
+    pub rebuild_load_ms: f64,
+    /// Bytes of the full snapshot per record (records, graph nodes, meta).
+    pub stored_bytes_per_record: f64,
+    pub exact_p50_ms: f64,
+    pub runtime: String,
+    pub seed: u64,
+    pub bm25_queries: usize,
+    pub vector_queries: usize,
+}
+
+/// Options of a run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub vector_queries: usize,
+    /// Timed passes over the text queries (after one warm-up pass).
+    pub text_passes: usize,
+    /// Also time a load that rebuilds the graph.
+    pub measure_rebuild: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            vector_queries: 500,
+            text_passes: 2,
+            measure_rebuild: true,
+        }
+    }
+}
+
+/// The p-th percentile (0..=100) of unsorted samples.
+pub fn percentile(samples: &[f64], p: f64) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let mut v = samples.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
+    v[rank.clamp(1, v.len()) - 1]
+}
+
+/// Runs the workload on `n` records whose text comes from `base` (replicated) and whose
+/// vectors are generated; `questions` are the text queries.
+pub fn run_size(
+    n: usize,
+    base: &[String],
+    questions: &[String],
+    opts: &Options,
+    clock: Clock,
+    runtime: &str,
+) -> SizeReport {
+    let mut rng = Rng(SEED);
+    let clusters = Clusters::new(&mut rng, CENTRES, DIM, SIGMA);
+    let mut store = Store::new();
+    let mut adds = Vec::with_capacity(n);
+    let start = clock();
+    for i in 0..n {
+        let turn = NewTurn {
+            id: Some(format!("r{i}")),
+            thread: format!("t{}", i % 50),
+            user: "u".into(),
+            created_at: i as i64,
+            input: replicated(base, i),
+            embedding: Some(clusters.sample(&mut rng)),
+            ..Default::default()
+        };
+        let t = clock();
+        store.add_turn(turn).expect("add");
+        adds.push(clock() - t);
+    }
+    let ingest_ms = clock() - start;
+
+    let vqs: Vec<Vec<f32>> = (0..opts.vector_queries)
+        .map(|_| clusters.sample(&mut rng))
+        .collect();
+    let time = |q: &SearchQuery| {
+        let t = clock();
+        let hits = store.search(q).expect("search");
+        (clock() - t, hits)
+    };
+    let text_q = |text: &str| SearchQuery {
+        text: text.into(),
+        mode: SearchMode::Bm25,
+        ..Default::default()
+    };
+    for q in questions {
+        time(&text_q(q));
+    }
+    let mut bm25 = Vec::new();
+    for _ in 0..opts.text_passes {
+        bm25.extend(questions.iter().map(|q| time(&text_q(q)).0));
+    }
+    let mut vector = Vec::new();
+    let mut exact = Vec::new();
+    let (mut found, mut total) = (0usize, 0usize);
+    for v in &vqs {
+        let q = SearchQuery {
+            embedding: Some(v.clone()),
+            mode: SearchMode::Vector,
+            ..Default::default()
+        };
+        let (ms, hits) = time(&q);
+        vector.push(ms);
+        let t = clock();
+        let truth = store.search_index().vectors().exact(v, 10);
+        exact.push(clock() - t);
+        total += truth.len();
+        found += truth
+            .iter()
+            .filter(|(slot, _)| {
+                hits.iter()
+                    .any(|h| Some(h.id.as_str()) == store.slot(*slot).map(|r| r.id.as_str()))
+            })
+            .count();
+    }
+    let mut hybrid = Vec::new();
+    for (i, v) in vqs.iter().enumerate() {
+        let text = questions
+            .get(i % questions.len().max(1))
+            .cloned()
+            .unwrap_or_default();
+        let q = SearchQuery {
+            text,
+            embedding: Some(v.clone()),
+            ..Default::default()
+        };
+        hybrid.push(time(&q).0);
+    }
+    let index_bytes = store.search_index().heap_bytes();
+
+    let snapshot: BTreeMap<String, Vec<u8>> = store
+        .take_changes()
+        .expect("changes")
+        .into_iter()
+        .filter_map(|c| c.value.map(|v| (c.key, v)))
+        .collect();
+    let stored: usize = snapshot.iter().map(|(k, v)| k.len() + v.len()).sum();
+    drop(store);
+    let t = clock();
+    let loaded =
+        Store::load(snapshot.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).expect("load");
+    let load_ms = clock() - t;
+    assert_eq!(loaded.len(), n);
+    drop(loaded);
+    let rebuild_load_ms = if opts.measure_rebuild {
+        let t = clock();
+        let rebuilt = Store::load(
+            snapshot
+                .iter()
+                .filter(|(k, _)| !k.starts_with("idx/"))
+                .map(|(k, v)| (k.as_str(), v.as_slice())),
+        )
+        .expect("load");
+        let ms = clock() - t;
+        drop(rebuilt);
+        ms
+    } else {
+        0.0
+    };
+
+    SizeReport {
+        records: n,
+        ingest_per_s: n as f64 / (ingest_ms / 1000.0),
+        bm25_p50_ms: percentile(&bm25, 50.0),
+        bm25_p99_ms: percentile(&bm25, 99.0),
+        vector_p50_ms: percentile(&vector, 50.0),
+        vector_p99_ms: percentile(&vector, 99.0),
+        hybrid_p50_ms: percentile(&hybrid, 50.0),
+        hybrid_p99_ms: percentile(&hybrid, 99.0),
+        add_p99_ms: percentile(&adds, 99.0),
+        vector_recall_at_10: found as f64 / total.max(1) as f64,
+        index_bytes_per_record: index_bytes as f64 / n as f64,
+        load_ms,
+        rebuild_load_ms,
+        stored_bytes_per_record: stored as f64 / n as f64,
+        exact_p50_ms: percentile(&exact, 50.0),
+        runtime: runtime.into(),
+        seed: SEED,
+        bm25_queries: bm25.len(),
+        vector_queries: vector.len(),
+    }
+}

@@ -1,0 +1,58 @@
+//! A [`SearchFilter`] compiled against a store: a cheap per-slot predicate.
+
+use std::collections::BTreeSet;
+
+use super::query::SearchFilter;
+use crate::store::{Slot, Store};
+
+/// A filter ready to test slots of one store.
+#[derive(Debug)]
+pub struct Compiled<'a> {
+    store: &'a Store,
+    filter: &'a SearchFilter,
+    ids: Option<BTreeSet<Slot>>,
+    active: bool,
+}
+
+impl<'a> Compiled<'a> {
+    /// Resolves the id subset to slots; unknown ids are dropped.
+    pub fn new(store: &'a Store, filter: &'a SearchFilter) -> Self {
+        let ids = filter
+            .ids
+            .as_ref()
+            .map(|ids| ids.iter().filter_map(|id| store.slot_of(id)).collect());
+        Compiled {
+            store,
+            filter,
+            ids,
+            active: filter.is_active(),
+        }
+    }
+
+    /// Whether the filter rejects anything at all.
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// The slots of the id subset, when there is one.
+    pub fn id_slots(&self) -> Option<&BTreeSet<Slot>> {
+        self.ids.as_ref()
+    }
+
+    /// Whether the live record in `slot` passes. Dead slots never pass.
+    pub fn keep(&self, slot: Slot) -> bool {
+        let Some(r) = self.store.slot(slot) else {
+            return false;
+        };
+        if !self.active {
+            return true;
+        }
+        let f = self.filter;
+        f.thread.as_ref().is_none_or(|t| *t == r.thread)
+            && f.user.as_ref().is_none_or(|u| *u == r.user)
+            && f.since.is_none_or(|s| r.created_at >= s)
+            && f.until.is_none_or(|u| r.created_at < u)
+            && f.tags.iter().all(|t| r.tags.contains(t))
+            && self.ids.as_ref().is_none_or(|ids| ids.contains(&slot))
+    }
+}

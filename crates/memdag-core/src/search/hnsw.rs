@@ -1,0 +1,388 @@
+//! An incremental HNSW graph (Malkov and Yashunin, 2016) over normalized vectors.
+//!
+//! Notation as in the paper: `M` links a node keeps on layers above 0, `M0 = 2·M` on layer 0,
+//! `efConstruction` candidates while inserting, `ef` while searching, and a node's level drawn
+//! as `⌊−ln(U)·mL⌋` with `mL = 1/ln(M)`. `U` comes from a hash of the node's key (the record's
+//! sequence number) and a fixed seed, so the same inserts give the same graph, run after run.
+//!
+//! Invariants:
+//! - a node's links name only nodes inserted earlier or later, never itself; a link may name a
+//!   deleted node, which every walk skips (and serialization drops), so the graph a store
+//!   reloads from its persisted links walks exactly like the one it saved;
+//! - the entry point is the live node of the highest level, the lowest key among equals;
+//! - node ids only grow; a deleted node's id and vector are a hole until the next load.
+//!
+//! Insert and delete touch `O(M·log n)` nodes. A delete repairs the links of the deleted node's
+//! neighbours from their own and its links, with the neighbour-selection heuristic.
+
+use std::collections::BinaryHeap;
+use std::vec::Vec;
+
+use super::distance::cosine_distance;
+use super::graph::{Near, Visited};
+
+/// A level value marking a deleted node.
+pub const FREE: u8 = u8::MAX;
+/// Highest level a node may draw.
+const MAX_LEVEL: u8 = 16;
+
+/// Construction and search parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HnswParams {
+    pub m: usize,
+    pub ef_construction: usize,
+    pub ef_search: usize,
+    pub seed: u64,
+}
+
+impl Default for HnswParams {
+    fn default() -> Self {
+        HnswParams {
+            m: 16,
+            ef_construction: 100,
+            ef_search: 64,
+            seed: 0x6d65_6d64_6167_0001,
+        }
+    }
+}
+
+/// The graph and the vectors it links.
+#[derive(Debug, Default, Clone)]
+pub struct Hnsw {
+    pub(super) params: HnswParams,
+    pub(super) dim: usize,
+    pub(super) vectors: Vec<f32>,
+    pub(super) keys: Vec<u64>,
+    pub(super) levels: Vec<u8>,
+    /// Layer-0 links, `2·M` slots a node; `len0` says how many are used.
+    links0: Vec<u32>,
+    len0: Vec<u8>,
+    /// Links on layers 1..=level, by node.
+    upper: Vec<Vec<Vec<u32>>>,
+    pub(super) entry: Option<u32>,
+    live: usize,
+}
+
+impl Hnsw {
+    /// An empty graph of vectors of `dim` floats.
+    pub fn new(dim: usize, params: HnswParams) -> Self {
+        Hnsw {
+            params,
+            dim,
+            ..Default::default()
+        }
+    }
+
+    fn m0(&self) -> usize {
+        self.params.m * 2
+    }
+
+    /// Number of live nodes.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Whether no node is live.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Number of node ids handed out (live and deleted).
+    pub fn capacity(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Whether `node` is live.
+    pub fn is_live(&self, node: u32) -> bool {
+        self.levels.get(node as usize).is_some_and(|&l| l != FREE)
+    }
+
+    /// The vector of a node.
+    pub fn vector(&self, node: u32) -> &[f32] {
+        let at = node as usize * self.dim;
+        &self.vectors[at..at + self.dim]
+    }
+
+    /// The level a node with `key` draws.
+    pub fn level_for(&self, key: u64) -> u8 {
+        let u = (splitmix64(key ^ self.params.seed) >> 11) as f64 / (1u64 << 53) as f64;
+        let ml = 1.0 / (self.params.m.max(2) as f64).ln();
+        let level = (-(1.0 - u).ln() * ml).floor();
+        (level as u8).min(MAX_LEVEL)
+    }
+
+    /// The links of `node` on layer `lc`, deleted nodes included.
+    pub fn links(&self, node: u32, lc: u8) -> &[u32] {
+        let n = node as usize;
+        if lc == 0 {
+            let m0 = self.m0();
+            &self.links0[n * m0..n * m0 + self.len0[n] as usize]
+        } else {
+            self.upper[n]
+                .get(lc as usize - 1)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+        }
+    }
+
+    pub(super) fn set_links(&mut self, node: u32, lc: u8, links: &[u32]) {
+        let n = node as usize;
+        if lc == 0 {
+            let m0 = self.m0();
+            let k = links.len().min(m0);
+            self.links0[n * m0..n * m0 + k].copy_from_slice(&links[..k]);
+            self.len0[n] = k as u8;
+        } else if let Some(l) = self.upper[n].get_mut(lc as usize - 1) {
+            l.clear();
+            l.extend_from_slice(links);
+        }
+    }
+
+    /// Appends a node without linking it; returns its id. Used by insert and by restore.
+    pub(super) fn push_node(&mut self, key: u64, vector: &[f32], level: u8) -> u32 {
+        let node = self.levels.len() as u32;
+        self.vectors.extend_from_slice(vector);
+        self.keys.push(key);
+        self.levels.push(level);
+        self.links0.resize(self.links0.len() + self.m0(), 0);
+        self.len0.push(0);
+        self.upper.push(vec![Vec::new(); level as usize]);
+        self.live += 1;
+        node
+    }
+
+    /// Makes `node` the entry point if the entry rule says so.
+    pub(super) fn consider_entry(&mut self, node: u32) {
+        let better = match self.entry {
+            None => true,
+            Some(e) => {
+                let (l, el) = (self.levels[node as usize], self.levels[e as usize]);
+                l > el || (l == el && self.keys[node as usize] < self.keys[e as usize])
+            }
+        };
+        if better {
+            self.entry = Some(node);
+        }
+    }
+
+    /// Inserts a normalized vector of `dim` floats under `key`; returns its node id.
+    pub fn insert(&mut self, key: u64, vector: &[f32]) -> u32 {
+        let level = self.level_for(key);
+        let node = self.push_node(key, vector, level);
+        let Some(entry) = self.entry else {
+            self.entry = Some(node);
+            return node;
+        };
+        let top = self.levels[entry as usize];
+        let mut ep = Near {
+            dist: cosine_distance(vector, self.vector(entry)),
+            node: entry,
+        };
+        for lc in (level.saturating_add(1)..=top).rev() {
+            ep = self.greedy(vector, ep, lc);
+        }
+        let mut eps = vec![ep];
+        for lc in (0..=level.min(top)).rev() {
+            let found = self.search_layer(vector, &eps, self.params.ef_construction, lc, &|_| true);
+            let max = if lc == 0 { self.m0() } else { self.params.m };
+            let chosen = self.select(&found, self.params.m.min(max));
+            let ids: Vec<u32> = chosen.iter().map(|n| n.node).collect();
+            self.set_links(node, lc, &ids);
+            for &e in &ids {
+                self.link_back(e, node, lc, max);
+            }
+            eps = found;
+        }
+        self.consider_entry(node);
+        node
+    }
+
+    /// Adds `node` to the links of `e` on `lc`, shrinking them with the heuristic when full.
+    fn link_back(&mut self, e: u32, node: u32, lc: u8, max: usize) {
+        let mut links: Vec<u32> = self
+            .links(e, lc)
+            .iter()
+            .copied()
+            .filter(|&x| self.is_live(x))
+            .collect();
+        if links.contains(&node) {
+            return;
+        }
+        links.push(node);
+        if links.len() > max {
+            let v = self.vector(e);
+            let mut cands: Vec<Near> = links
+                .iter()
+                .map(|&x| Near {
+                    dist: cosine_distance(v, self.vector(x)),
+                    node: x,
+                })
+                .collect();
+            cands.sort_unstable();
+            links = self.select(&cands, max).iter().map(|n| n.node).collect();
+        }
+        self.set_links(e, lc, &links);
+    }
+
+    /// The neighbour-selection heuristic (the paper's algorithm 4): keep a candidate only if
+    /// it is closer to the base than to every candidate kept so far. `cands` is sorted.
+    fn select(&self, cands: &[Near], m: usize) -> Vec<Near> {
+        let mut out: Vec<Near> = Vec::with_capacity(m);
+        for c in cands {
+            if out.len() >= m {
+                break;
+            }
+            let cv = self.vector(c.node);
+            if out
+                .iter()
+                .all(|r| cosine_distance(cv, self.vector(r.node)) > c.dist)
+            {
+                out.push(*c);
+            }
+        }
+        out
+    }
+
+    /// Greedy descent on one layer from `ep` to a local minimum.
+    fn greedy(&self, q: &[f32], mut ep: Near, lc: u8) -> Near {
+        loop {
+            let mut moved = false;
+            for &x in self.links(ep.node, lc) {
+                if !self.is_live(x) {
+                    continue;
+                }
+                let d = cosine_distance(q, self.vector(x));
+                if (Near { dist: d, node: x }) < ep {
+                    ep = Near { dist: d, node: x };
+                    moved = true;
+                }
+            }
+            if !moved {
+                return ep;
+            }
+        }
+    }
+
+    /// The paper's SEARCH-LAYER: the `ef` nearest nodes to `q` on layer `lc` that pass `keep`,
+    /// nearest first. Nodes failing `keep` are still walked through.
+    pub(super) fn search_layer(
+        &self,
+        q: &[f32],
+        eps: &[Near],
+        ef: usize,
+        lc: u8,
+        keep: &dyn Fn(u32) -> bool,
+    ) -> Vec<Near> {
+        let mut visited = Visited::new(self.levels.len());
+        let mut cands: BinaryHeap<core::cmp::Reverse<Near>> = BinaryHeap::new();
+        let mut found: BinaryHeap<Near> = BinaryHeap::new();
+        for ep in eps {
+            if visited.insert(ep.node) && self.is_live(ep.node) {
+                cands.push(core::cmp::Reverse(*ep));
+                if keep(ep.node) {
+                    found.push(*ep);
+                }
+            }
+        }
+        while found.len() > ef {
+            found.pop();
+        }
+        while let Some(core::cmp::Reverse(c)) = cands.pop() {
+            if found.len() >= ef && found.peek().is_some_and(|f| c.dist > f.dist) {
+                break;
+            }
+            for &x in self.links(c.node, lc) {
+                if !visited.insert(x) || !self.is_live(x) {
+                    continue;
+                }
+                let n = Near {
+                    dist: cosine_distance(q, self.vector(x)),
+                    node: x,
+                };
+                if found.len() < ef || found.peek().is_some_and(|f| n < *f) {
+                    cands.push(core::cmp::Reverse(n));
+                    if keep(x) {
+                        found.push(n);
+                        if found.len() > ef {
+                            found.pop();
+                        }
+                    }
+                }
+            }
+        }
+        found.into_sorted_vec()
+    }
+
+    /// The `k` nearest live nodes to a normalized `q` that pass `keep`, nearest first.
+    pub fn search(&self, q: &[f32], k: usize, ef: usize, keep: &dyn Fn(u32) -> bool) -> Vec<Near> {
+        let Some(entry) = self.entry else {
+            return Vec::new();
+        };
+        let mut ep = Near {
+            dist: cosine_distance(q, self.vector(entry)),
+            node: entry,
+        };
+        for lc in (1..=self.levels[entry as usize]).rev() {
+            ep = self.greedy(q, ep, lc);
+        }
+        let mut out = self.search_layer(q, &[ep], ef.max(k), 0, keep);
+        out.truncate(k);
+        out
+    }
+
+    /// Deletes `node`: repairs its neighbours' links and frees it. Returns the nodes whose links
+    /// changed. Deleting a deleted node does nothing.
+    pub fn delete(&mut self, node: u32) -> Vec<u32> {
+        if !self.is_live(node) {
+            return Vec::new();
+        }
+        let level = self.levels[node as usize];
+        self.levels[node as usize] = FREE;
+        self.live -= 1;
+        let mut touched = Vec::new();
+        for lc in 0..=level {
+            let gone: Vec<u32> = self
+                .links(node, lc)
+                .iter()
+                .copied()
+                .filter(|&x| self.is_live(x))
+                .collect();
+            let max = if lc == 0 { self.m0() } else { self.params.m };
+            for &e in &gone {
+                let v = self.vector(e);
+                let mut cands: Vec<Near> = Vec::new();
+                for &x in self.links(e, lc).iter().chain(&gone) {
+                    if x != e && self.is_live(x) && !cands.iter().any(|c| c.node == x) {
+                        cands.push(Near {
+                            dist: cosine_distance(v, self.vector(x)),
+                            node: x,
+                        });
+                    }
+                }
+                cands.sort_unstable();
+                let links: Vec<u32> = self.select(&cands, max).iter().map(|n| n.node).collect();
+                self.set_links(e, lc, &links);
+                touched.push(e);
+            }
+        }
+        if self.entry == Some(node) {
+            self.entry = None;
+            for n in 0..self.levels.len() as u32 {
+                if self.is_live(n) {
+                    self.consider_entry(n);
+                }
+            }
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        touched
+    }
+}
+
+/// SplitMix64: a tiny, well-mixed hash for levels and seeds.
+pub fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}

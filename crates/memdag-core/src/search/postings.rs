@@ -1,0 +1,234 @@
+//! The inverted index: term dictionary, postings and field lengths, updated in place.
+//!
+//! Each term has one postings list of `(doc, tf per field)`, sorted by doc (the record's
+//! [`Slot`], which only grows, so an add is an append). A delete re-analyzes the deleted record
+//! and removes its postings, so document frequencies stay exact and nothing needs a rebuild.
+//! Frequencies saturate at 255 per field, which BM25's saturation makes harmless.
+//!
+//! A query is scored term at a time into a dense accumulator, then the touched docs go through
+//! the filter into a [`TopK`] heap.
+
+use std::collections::HashMap;
+use std::string::String;
+use std::vec::Vec;
+
+use super::analyzer::analyze;
+use super::bm25::{Bm25Params, Bm25Weight, Field, FIELDS};
+use super::topk::{Scored, TopK};
+use crate::record::Record;
+use crate::store::Slot;
+
+/// One document's frequencies of one term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting {
+    pub doc: Slot,
+    pub tf: [u8; FIELDS],
+}
+
+/// Calls `f` with every indexed text of a record and its field.
+pub fn for_each_field(record: &Record, mut f: impl FnMut(Field, &str)) {
+    f(Field::Input, &record.input);
+    f(Field::Output, &record.output);
+    if let Some(c) = &record.compact {
+        f(Field::Compact, &c.summary);
+        for s in &c.sections {
+            f(Field::Compact, &s.name);
+            f(Field::Compact, &s.text);
+        }
+    }
+    for s in &record.steps {
+        f(Field::Steps, &s.tool);
+        f(Field::Steps, &s.args);
+        f(Field::Steps, &s.result);
+    }
+}
+
+/// Term dictionary, postings and lengths of the indexed records.
+#[derive(Debug, Default)]
+pub struct InvertedIndex {
+    terms: HashMap<String, u32>,
+    postings: Vec<Vec<Posting>>,
+    /// Field lengths in terms, by slot; zero for unindexed slots.
+    doc_len: Vec<[u32; FIELDS]>,
+    total_len: [u64; FIELDS],
+    docs: u32,
+}
+
+/// An analyzed query: distinct known terms and how often each was asked for.
+#[derive(Debug, Default, Clone)]
+pub struct TermQuery {
+    pub terms: Vec<(u32, f32)>,
+}
+
+impl InvertedIndex {
+    /// Number of indexed documents.
+    pub fn docs(&self) -> u32 {
+        self.docs
+    }
+
+    /// Number of distinct terms ever seen.
+    pub fn vocabulary(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Approximate heap bytes held by the index.
+    pub fn heap_bytes(&self) -> usize {
+        let postings: usize = self.postings.iter().map(|p| p.capacity() * 8 + 24).sum();
+        let terms: usize = self.terms.keys().map(|k| k.capacity() + 40).sum();
+        postings + terms + self.doc_len.capacity() * 16
+    }
+
+    /// The (term, field) pairs of a record, sorted, one per occurrence.
+    fn analyze_record(&mut self, record: &Record, intern: bool) -> (Vec<(u32, u8)>, [u32; FIELDS]) {
+        let mut occ = Vec::new();
+        let mut len = [0u32; FIELDS];
+        for_each_field(record, |field, text| {
+            analyze(text, |term, _| {
+                len[field as usize] += 1;
+                let id = match self.terms.get(term) {
+                    Some(&id) => Some(id),
+                    None if intern => {
+                        let id = self.postings.len() as u32;
+                        self.terms.insert(term.into(), id);
+                        self.postings.push(Vec::new());
+                        Some(id)
+                    }
+                    None => None,
+                };
+                if let Some(id) = id {
+                    occ.push((id, field as u8));
+                }
+            })
+        });
+        occ.sort_unstable();
+        (occ, len)
+    }
+
+    /// Indexes a record in `slot`. The slot must not be indexed already.
+    pub fn add(&mut self, slot: Slot, record: &Record) {
+        let (occ, len) = self.analyze_record(record, true);
+        let mut i = 0;
+        while i < occ.len() {
+            let term = occ[i].0;
+            let mut tf = [0u8; FIELDS];
+            while i < occ.len() && occ[i].0 == term {
+                let f = occ[i].1 as usize;
+                tf[f] = tf[f].saturating_add(1);
+                i += 1;
+            }
+            let list = &mut self.postings[term as usize];
+            let posting = Posting { doc: slot, tf };
+            match list.last() {
+                Some(last) if last.doc >= slot => {
+                    if let Err(at) = list.binary_search_by_key(&slot, |p| p.doc) {
+                        list.insert(at, posting);
+                    }
+                }
+                _ => list.push(posting),
+            }
+        }
+        if self.doc_len.len() <= slot as usize {
+            self.doc_len.resize(slot as usize + 1, [0; FIELDS]);
+        }
+        self.doc_len[slot as usize] = len;
+        for (total, l) in self.total_len.iter_mut().zip(len) {
+            *total += u64::from(l);
+        }
+        self.docs += 1;
+    }
+
+    /// Removes the record in `slot`, which must be the record that was indexed there.
+    pub fn remove(&mut self, slot: Slot, record: &Record) {
+        let (occ, _) = self.analyze_record(record, false);
+        let mut last = u32::MAX;
+        for (term, _) in occ {
+            if term == last {
+                continue;
+            }
+            last = term;
+            let list = &mut self.postings[term as usize];
+            if let Ok(at) = list.binary_search_by_key(&slot, |p| p.doc) {
+                list.remove(at);
+            }
+        }
+        if let Some(len) = self.doc_len.get_mut(slot as usize) {
+            for (total, l) in self.total_len.iter_mut().zip(*len) {
+                *total -= u64::from(l);
+            }
+            *len = [0; FIELDS];
+            self.docs = self.docs.saturating_sub(1);
+        }
+    }
+
+    /// Analyzes query text into known terms; unknown terms cannot match and are dropped.
+    pub fn query(&self, text: &str) -> TermQuery {
+        let mut terms: Vec<(u32, f32)> = Vec::new();
+        analyze(text, |term, _| {
+            if let Some(&id) = self.terms.get(term) {
+                match terms.iter_mut().find(|(t, _)| *t == id) {
+                    Some((_, n)) => *n += 1.0,
+                    None => terms.push((id, 1.0)),
+                }
+            }
+        });
+        // Rarest first, by term id on ties: the one order every sum uses.
+        let n = self.docs as f32;
+        let bound = |&(t, q): &(u32, f32)| {
+            let df = self.postings[t as usize].len() as f32;
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln() * q
+        };
+        terms.sort_by(|a, b| bound(b).total_cmp(&bound(a)).then(a.0.cmp(&b.0)));
+        TermQuery { terms }
+    }
+
+    /// The best `k` docs for `query` that pass `keep`, best first.
+    pub fn search(
+        &self,
+        query: &TermQuery,
+        params: &Bm25Params,
+        k: usize,
+        keep: impl Fn(Slot) -> bool,
+    ) -> Vec<Scored> {
+        // Exhaustive term at a time. A MaxScore variant (bounds idf·(k1 + 1), binary-search
+        // completion) was measured slower here: 1.3 ms against 0.85 ms p50 at 100k records.
+        let w = Bm25Weight::new(params, self.docs, &self.total_len);
+        let mut acc = vec![0f32; self.doc_len.len()];
+        let mut touched: Vec<Slot> = Vec::new();
+        for &(term, qtf) in &query.terms {
+            let list = &self.postings[term as usize];
+            let idf = w.idf(list.len()) * qtf;
+            for p in list {
+                let a = &mut acc[p.doc as usize];
+                if *a == 0.0 {
+                    touched.push(p.doc);
+                }
+                *a += idf * w.tf_part(&p.tf, &self.doc_len[p.doc as usize]);
+            }
+        }
+        let mut top = TopK::new(k);
+        for doc in touched {
+            // Taken, so a doc touched twice (a zero-weight field) is collected once.
+            let s = core::mem::take(&mut acc[doc as usize]);
+            if s > 0.0 && top.threshold().is_none_or(|t| s >= t) && keep(doc) {
+                top.push(doc, s);
+            }
+        }
+        top.into_sorted()
+    }
+
+    /// The BM25 score of one doc (0 when no query term occurs in it).
+    pub fn score_doc(&self, query: &TermQuery, params: &Bm25Params, doc: Slot) -> f32 {
+        let w = Bm25Weight::new(params, self.docs, &self.total_len);
+        let Some(len) = self.doc_len.get(doc as usize) else {
+            return 0.0;
+        };
+        let mut s = 0.0;
+        for &(term, qtf) in &query.terms {
+            let list = &self.postings[term as usize];
+            if let Ok(at) = list.binary_search_by_key(&doc, |p| p.doc) {
+                s += w.idf(list.len()) * qtf * w.tf_part(&list[at].tf, len);
+            }
+        }
+        s
+    }
+}

@@ -1,0 +1,177 @@
+//! The types of a search: the query, its filter, its options and the hits it returns.
+//!
+//! Every type is serde with `#[serde(default)]`, so a binding can pass a partial JSON-like
+//! object: `{"text": "deploy failed", "k": 5}` is a complete hybrid query.
+
+use std::string::String;
+use std::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::bm25::Bm25Params;
+
+/// Largest `k` a query may ask for.
+pub const MAX_K: usize = 1000;
+/// Longest query text, in bytes. A longer one is an `INVALID_INPUT` error.
+pub const MAX_QUERY_BYTES: usize = 64 * 1024;
+
+/// Which signals rank the hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    /// Full text only (BM25F over input, output, compact node and steps).
+    Bm25,
+    /// Vectors only (cosine).
+    Vector,
+    /// Both, fused. Falls back to the one available when the other is not.
+    #[default]
+    Hybrid,
+}
+
+/// How hybrid search combines the two rankings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fusion {
+    /// `w·cos' + (1 − w)·bm25'`, each signal min-max normalized over the candidates.
+    #[default]
+    Weighted,
+    /// Reciprocal-rank fusion: `Σ 1 / (rrf_k + rank)` over the two rankings.
+    Rrf,
+}
+
+/// Conditions a hit must meet. They apply inside the search, before the top `k` are taken,
+/// so a filtered query still returns up to `k` hits. Unset fields do not filter.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SearchFilter {
+    /// Only records of this thread.
+    pub thread: Option<String>,
+    /// Only records of this user.
+    pub user: Option<String>,
+    /// Only records carrying every one of these tags.
+    pub tags: Vec<String>,
+    /// Only records created at or after this time (ms since the epoch).
+    pub since: Option<i64>,
+    /// Only records created before this time (ms since the epoch).
+    pub until: Option<i64>,
+    /// Only records among these ids. Unknown ids are ignored.
+    pub ids: Option<Vec<String>>,
+}
+
+impl SearchFilter {
+    /// Whether the filter rejects anything at all.
+    pub fn is_active(&self) -> bool {
+        self.thread.is_some()
+            || self.user.is_some()
+            || !self.tags.is_empty()
+            || self.since.is_some()
+            || self.until.is_some()
+            || self.ids.is_some()
+    }
+}
+
+/// A Mode-2 search query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SearchQuery {
+    /// The query text, for BM25 (and for the built-in embedder, see [`SearchQuery::embedding`]).
+    pub text: String,
+    /// The query vector, in the store's dimension. When absent and the store's vectors come
+    /// from the built-in embedder, the text is embedded with it.
+    pub embedding: Option<Vec<f32>>,
+    pub mode: SearchMode,
+    /// How many hits to return (1 to [`MAX_K`]).
+    pub k: usize,
+    pub filter: SearchFilter,
+    pub fusion: Fusion,
+    /// Weight of the vector signal in weighted fusion, 0 to 1 (default 0.7).
+    pub vector_weight: f32,
+    /// The `k` constant of reciprocal-rank fusion (default 60).
+    pub rrf_k: f32,
+    /// Drop hits scoring below this (in the mode's own score: BM25, cosine or fused).
+    pub min_score: Option<f32>,
+    /// Keep only the best of hits whose input and output are identical (default true).
+    pub dedup: bool,
+    pub bm25: Bm25Params,
+    /// The HNSW search breadth `ef` (default 64; raised to `k` when smaller).
+    pub ef: Option<usize>,
+    /// Whether hits carry a snippet (default true).
+    pub snippets: bool,
+}
+
+impl Default for SearchQuery {
+    fn default() -> Self {
+        SearchQuery {
+            text: String::new(),
+            embedding: None,
+            mode: SearchMode::Hybrid,
+            k: 10,
+            filter: SearchFilter::default(),
+            fusion: Fusion::Weighted,
+            vector_weight: 0.7,
+            rrf_k: 60.0,
+            min_score: None,
+            dedup: true,
+            bm25: Bm25Params::default(),
+            ef: None,
+            snippets: true,
+        }
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SearchHit {
+    pub id: String,
+    /// The ranking score: BM25, cosine or fused, by mode.
+    pub score: f32,
+    /// The BM25 score, when a query term occurs in the record.
+    pub bm25: Option<f32>,
+    /// The cosine similarity, when the query and the record both have a vector.
+    pub vector: Option<f32>,
+    /// A short excerpt with the matched terms marked «like this».
+    pub snippet: String,
+}
+
+/// A regular-expression search over raw logs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GrepQuery {
+    /// The pattern, in `regex` crate syntax (linear time: no backreferences or lookaround).
+    pub pattern: String,
+    pub case_insensitive: bool,
+    /// Fields to search among `input`, `output`, `args`, `results`; empty means all.
+    pub fields: Vec<String>,
+    pub filter: SearchFilter,
+    /// Stop after this many matches (default 100, at most 10 000).
+    pub max_matches: usize,
+}
+
+impl Default for GrepQuery {
+    fn default() -> Self {
+        GrepQuery {
+            pattern: String::new(),
+            case_insensitive: false,
+            fields: Vec::new(),
+            filter: SearchFilter::default(),
+            max_matches: 100,
+        }
+    }
+}
+
+/// One grep match.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GrepMatch {
+    pub id: String,
+    /// `input`, `output`, `steps[i].args` or `steps[i].result`.
+    pub field: String,
+    /// Line of the match start within the field, from 1.
+    pub line: u32,
+    /// Byte offsets of the match within the field's text.
+    pub start: usize,
+    pub end: usize,
+    /// The matched text, cut to at most 256 bytes.
+    pub text: String,
+}

@@ -1,0 +1,226 @@
+//! The searcher: runs a [`SearchQuery`] against a store's indexes.
+//!
+//! 1. Validate: a query needs text or an embedding; `k` in 1..=[`MAX_K`]; text at most
+//!    [`MAX_QUERY_BYTES`]; a vector finite, non-zero, in the store's dimension.
+//! 2. Collect candidates from each signal with the filter applied inside the index walk.
+//! 3. Hybrid: give every candidate both exact scores (BM25 by postings lookup, cosine by one
+//!    dot product), then fuse (weighted min-max or RRF).
+//! 4. Drop hits under `min_score`, dedup identical input+output, truncate to `k`, and cut
+//!    snippets for the survivors only.
+//!
+//! A query whose text has no indexed term, or a store with no vectors, gives an empty signal,
+//! not an error.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::format;
+use std::vec::Vec;
+
+use super::analyzer::terms;
+use super::embed::{embed, BUILTIN_DIMENSION};
+use super::filter::Compiled;
+use super::query::{
+    Fusion, GrepMatch, GrepQuery, SearchHit, SearchMode, SearchQuery, MAX_K, MAX_QUERY_BYTES,
+};
+use super::snippet::snippet;
+use super::topk::TopK;
+use crate::error::{Error, Result};
+use crate::store::{Slot, Store};
+
+/// Candidates taken from each signal before fusion: at least this many, or `2·k`.
+const MIN_CANDIDATES: usize = 50;
+/// Default HNSW search breadth.
+pub const DEFAULT_EF: usize = 64;
+
+/// A candidate with its exact per-signal scores.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cand {
+    bm25: Option<f32>,
+    vector: Option<f32>,
+    text_rank: Option<usize>,
+    vector_rank: Option<usize>,
+}
+
+impl Store {
+    /// Searches the store. See [`SearchQuery`] for the options and [`crate::search`] for the
+    /// design. Errors are [`Error::InvalidInput`]; an unmatched query gives no hits.
+    pub fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        if q.k == 0 || q.k > MAX_K {
+            return Err(Error::invalid(format!("k must be 1 to {MAX_K}")));
+        }
+        if q.text.len() > MAX_QUERY_BYTES {
+            return Err(Error::invalid(format!(
+                "query text is longer than {MAX_QUERY_BYTES} bytes"
+            )));
+        }
+        if !q.bm25.is_valid()
+            || !(0.0..=1.0).contains(&q.vector_weight)
+            || q.rrf_k.is_nan()
+            || q.rrf_k < 0.0
+        {
+            return Err(Error::invalid(
+                "bm25 parameters, vector_weight or rrf_k out of range",
+            ));
+        }
+        if q.min_score.is_some_and(|s| s.is_nan()) {
+            return Err(Error::invalid("min_score must be a number"));
+        }
+        let has_text = !q.text.trim().is_empty();
+        if !has_text && q.embedding.is_none() {
+            return Err(Error::invalid("a search needs text or an embedding"));
+        }
+        let index = &self.search;
+        let qvec = match (&q.embedding, q.mode) {
+            (_, SearchMode::Bm25) => None,
+            (Some(e), _) => Some(index.vectors.prepare(e)?),
+            (None, _)
+                if has_text
+                    && index.vectors.dimension() == BUILTIN_DIMENSION
+                    && index.auto_embed() =>
+            {
+                embed(&q.text)
+            }
+            (None, _) => None,
+        };
+        if q.mode == SearchMode::Vector && qvec.is_none() {
+            return Err(Error::invalid(
+                "vector mode needs an embedding (or a store using the built-in embedder)",
+            ));
+        }
+        let tq = (q.mode != SearchMode::Vector && has_text).then(|| index.text.query(&q.text));
+        let filter = Compiled::new(self, &q.filter);
+        let keep = |s: Slot| filter.keep(s);
+        let depth = (q.k * 2).clamp(MIN_CANDIDATES, MAX_K * 2);
+        let ef = q.ef.unwrap_or(DEFAULT_EF).clamp(1, 4096);
+
+        let mut cands: BTreeMap<Slot, Cand> = BTreeMap::new();
+        if let Some(tq) = &tq {
+            for (rank, s) in index
+                .text
+                .search(tq, &q.bm25, depth, keep)
+                .into_iter()
+                .enumerate()
+            {
+                let c = cands.entry(s.doc).or_default();
+                c.bm25 = Some(s.score);
+                c.text_rank = Some(rank + 1);
+            }
+        }
+        if let Some(v) = &qvec {
+            for (rank, (slot, sim)) in index
+                .vectors
+                .search(v, depth, ef, filter.is_active(), &keep)
+                .into_iter()
+                .enumerate()
+            {
+                let c = cands.entry(slot).or_default();
+                c.vector = Some(sim);
+                c.vector_rank = Some(rank + 1);
+            }
+        }
+        // Complete each candidate's missing signal exactly.
+        for (&slot, c) in cands.iter_mut() {
+            if let (None, Some(tq)) = (c.bm25, &tq) {
+                let s = index.text.score_doc(tq, &q.bm25, slot);
+                c.bm25 = (s > 0.0).then_some(s);
+            }
+            if let (None, Some(v)) = (c.vector, &qvec) {
+                c.vector = index.vectors.similarity(slot, v);
+            }
+        }
+        let both = tq.as_ref().is_some_and(|t| !t.terms.is_empty()) && qvec.is_some();
+        let scores = fuse(&cands, q, both);
+
+        let mut top = TopK::new(cands.len());
+        for (&slot, &s) in &scores {
+            if q.min_score.is_none_or(|m| s >= m) {
+                top.push(slot, s);
+            }
+        }
+        let wanted: BTreeSet<std::string::String> = if q.snippets {
+            terms(&q.text).into_iter().collect()
+        } else {
+            BTreeSet::new()
+        };
+        let mut seen = BTreeSet::new();
+        let mut hits = Vec::with_capacity(q.k);
+        for s in top.into_sorted() {
+            if hits.len() >= q.k {
+                break;
+            }
+            let content = index.content_of(s.doc);
+            if q.dedup && content != 0 && !seen.insert(content) {
+                continue;
+            }
+            let (Some(r), Some(c)) = (self.slot(s.doc), cands.get(&s.doc)) else {
+                continue;
+            };
+            hits.push(SearchHit {
+                id: r.id.clone(),
+                score: s.score,
+                bm25: c.bm25,
+                vector: c.vector,
+                snippet: if q.snippets {
+                    snippet(r, &wanted)
+                } else {
+                    std::string::String::new()
+                },
+            });
+        }
+        Ok(hits)
+    }
+
+    /// Regular-expression search over raw logs; see [`crate::search::grep`].
+    pub fn grep(&self, q: &GrepQuery) -> Result<Vec<GrepMatch>> {
+        super::grep::grep(self, q)
+    }
+
+    /// Turns the built-in embedder on or off; see [`crate::search::SearchIndex::set_auto_embed`].
+    pub fn set_auto_embed(&mut self, on: bool) {
+        self.search.set_auto_embed(on);
+    }
+
+    /// The search indexes of this store.
+    pub fn search_index(&self) -> &super::SearchIndex {
+        &self.search
+    }
+}
+
+/// The final score of every candidate.
+fn fuse(cands: &BTreeMap<Slot, Cand>, q: &SearchQuery, both: bool) -> BTreeMap<Slot, f32> {
+    let single = |c: &Cand| match q.mode {
+        SearchMode::Bm25 => c.bm25,
+        SearchMode::Vector => c.vector,
+        SearchMode::Hybrid => c.vector.or(c.bm25),
+    };
+    if q.mode != SearchMode::Hybrid || !both {
+        return cands
+            .iter()
+            .filter_map(|(&s, c)| single(c).map(|v| (s, v)))
+            .collect();
+    }
+    if q.fusion == Fusion::Rrf {
+        let rrf = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (q.rrf_k + r as f32));
+        return cands
+            .iter()
+            .map(|(&s, c)| (s, rrf(c.text_rank) + rrf(c.vector_rank)))
+            .collect();
+    }
+    let range = |f: &dyn Fn(&Cand) -> Option<f32>| {
+        let vals = cands.values().filter_map(f);
+        vals.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        })
+    };
+    let (tlo, thi) = range(&|c| Some(c.bm25.unwrap_or(0.0)));
+    let (vlo, vhi) = range(&|c| c.vector);
+    let norm = |v: f32, lo: f32, hi: f32| if hi > lo { (v - lo) / (hi - lo) } else { 1.0 };
+    let w = q.vector_weight;
+    cands
+        .iter()
+        .map(|(&s, c)| {
+            let t = norm(c.bm25.unwrap_or(0.0), tlo, thi);
+            let v = c.vector.map_or(0.0, |v| norm(v, vlo, vhi));
+            (s, w * v + (1.0 - w) * t)
+        })
+        .collect()
+}

@@ -1,0 +1,184 @@
+//! The vector index of a store: its fixed dimension, the HNSW graph, and exact scans.
+//!
+//! The first embedding fixes the dimension (persisted in [`crate::codec::Meta`]); any other
+//! length is an [`Error::InvalidInput`]. Vectors are stored normalized. A query without filters
+//! walks the graph. A query with filters counts the records that pass: when they are few (at
+//! most [`EXACT_LIMIT`] or a tenth of the store) it scans them exactly, otherwise it walks the
+//! graph keeping only passing nodes, and falls back to the exact scan if that found too few.
+
+use std::collections::BTreeSet;
+use std::format;
+use std::vec::Vec;
+
+use super::distance::{cosine_distance, dot, normalized};
+use super::graph::Near;
+use super::hnsw::{Hnsw, HnswParams};
+use super::topk::TopK;
+use crate::error::{Error, Result};
+use crate::store::Slot;
+
+/// Filtered queries over at most this many records scan them exactly.
+pub const EXACT_LIMIT: usize = 4096;
+const NONE: u32 = u32::MAX;
+
+/// The vectors of a store and their graph.
+#[derive(Debug, Default)]
+pub struct VectorIndex {
+    pub(super) hnsw: Hnsw,
+    pub(super) node_slot: Vec<Slot>,
+    slot_node: Vec<u32>,
+    /// Nodes whose persisted links are stale.
+    pub(super) dirty: BTreeSet<u32>,
+}
+
+impl VectorIndex {
+    /// The dimension of the store's vectors, 0 before the first one.
+    pub fn dimension(&self) -> usize {
+        self.hnsw.dim
+    }
+
+    /// Fixes the dimension of an empty index (from the persisted meta).
+    pub fn set_dimension(&mut self, dim: usize) {
+        if self.hnsw.capacity() == 0 {
+            self.hnsw = Hnsw::new(dim, HnswParams::default());
+        }
+    }
+
+    /// Number of live vectors.
+    pub fn len(&self) -> usize {
+        self.hnsw.len()
+    }
+
+    /// Whether the index holds no live vector.
+    pub fn is_empty(&self) -> bool {
+        self.hnsw.is_empty()
+    }
+
+    /// Approximate heap bytes held by the vectors and the graph.
+    pub fn heap_bytes(&self) -> usize {
+        let n = self.hnsw.capacity();
+        n * (self.hnsw.dim * 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
+            + self.slot_node.len() * 4
+    }
+
+    /// Checks an embedding against the store's dimension and returns it normalized.
+    pub fn prepare(&self, embedding: &[f32]) -> Result<Vec<f32>> {
+        let dim = self.dimension();
+        if dim != 0 && embedding.len() != dim {
+            return Err(Error::invalid(format!(
+                "embedding has {} dimensions, this store's vectors have {dim}",
+                embedding.len()
+            )));
+        }
+        normalized(embedding)
+    }
+
+    /// The node of a slot, if it has a vector.
+    pub fn node_of(&self, slot: Slot) -> Option<u32> {
+        self.slot_node
+            .get(slot as usize)
+            .copied()
+            .filter(|&n| n != NONE)
+    }
+
+    pub(super) fn bind(&mut self, slot: Slot, node: u32) {
+        if self.slot_node.len() <= slot as usize {
+            self.slot_node.resize(slot as usize + 1, NONE);
+        }
+        self.slot_node[slot as usize] = node;
+        if self.node_slot.len() <= node as usize {
+            self.node_slot.resize(node as usize + 1, 0);
+        }
+        self.node_slot[node as usize] = slot;
+    }
+
+    /// Adds the normalized vector of the record in `slot` (sequence number `key`).
+    pub fn add(&mut self, slot: Slot, key: u64, vector: &[f32]) {
+        if self.hnsw.dim == 0 {
+            self.hnsw = Hnsw::new(vector.len(), HnswParams::default());
+        }
+        let node = self.hnsw.insert(key, vector);
+        self.bind(slot, node);
+        self.dirty.insert(node);
+        for lc in 0..=self.hnsw.levels[node as usize] {
+            self.dirty.extend(self.hnsw.links(node, lc).iter().copied());
+        }
+    }
+
+    /// Removes the vector of `slot`, if it has one. It is never returned again.
+    pub fn remove(&mut self, slot: Slot) {
+        if let Some(node) = self.node_of(slot) {
+            self.slot_node[slot as usize] = NONE;
+            let touched = self.hnsw.delete(node);
+            self.dirty.remove(&node);
+            self.dirty.extend(touched);
+        }
+    }
+
+    /// The cosine similarity of a normalized query to the vector of `slot`.
+    pub fn similarity(&self, slot: Slot, q: &[f32]) -> Option<f32> {
+        self.node_of(slot).map(|n| dot(q, self.hnsw.vector(n)))
+    }
+
+    /// The `k` most similar slots passing `keep`, as (slot, cosine similarity), best first.
+    /// `filtered` says whether `keep` rejects anything (it picks the strategy).
+    pub fn search(
+        &self,
+        q: &[f32],
+        k: usize,
+        ef: usize,
+        filtered: bool,
+        keep: &dyn Fn(Slot) -> bool,
+    ) -> Vec<(Slot, f32)> {
+        if self.is_empty() || k == 0 || q.len() != self.dimension() {
+            return Vec::new();
+        }
+        let found = if filtered {
+            let allowed: Vec<u32> = (0..self.hnsw.capacity() as u32)
+                .filter(|&n| self.hnsw.is_live(n) && keep(self.node_slot[n as usize]))
+                .collect();
+            if allowed.len() <= EXACT_LIMIT || allowed.len() * 10 <= self.len() {
+                self.scan(q, k, allowed.into_iter())
+            } else {
+                let keep_node = |n: u32| keep(self.node_slot[n as usize]);
+                let hits = self.hnsw.search(q, k, ef.max(k) * 2, &keep_node);
+                if hits.len() < k.min(allowed.len()) {
+                    self.scan(q, k, allowed.into_iter())
+                } else {
+                    hits
+                }
+            }
+        } else {
+            self.hnsw.search(q, k, ef.max(k), &|_| true)
+        };
+        found
+            .into_iter()
+            .map(|n| (self.node_slot[n.node as usize], 1.0 - n.dist))
+            .collect()
+    }
+
+    /// Exact nearest nodes among `nodes`.
+    fn scan(&self, q: &[f32], k: usize, nodes: impl Iterator<Item = u32>) -> Vec<Near> {
+        let mut top = TopK::new(k);
+        for n in nodes {
+            // TopK keeps the greatest; negate the distance, ties to the lower node.
+            top.push(n, -cosine_distance(q, self.hnsw.vector(n)));
+        }
+        top.into_sorted()
+            .into_iter()
+            .map(|s| Near {
+                dist: -s.score,
+                node: s.doc,
+            })
+            .collect()
+    }
+
+    /// Exact search over every live vector (the reference for recall measurements).
+    pub fn exact(&self, q: &[f32], k: usize) -> Vec<(Slot, f32)> {
+        let live = (0..self.hnsw.capacity() as u32).filter(|&n| self.hnsw.is_live(n));
+        self.scan(q, k, live)
+            .into_iter()
+            .map(|n| (self.node_slot[n.node as usize], 1.0 - n.dist))
+            .collect()
+    }
+}

@@ -1,0 +1,311 @@
+//! Vector and hybrid search: HNSW recall against brute force, dimensions, deletions that never
+//! come back, and reload equivalence (the same queries give the same hits after a reload).
+
+use std::collections::BTreeMap;
+
+use memdag_core::search::{Fusion, SearchFilter, SearchMode, SearchQuery};
+use memdag_core::{NewTurn, Store};
+use proptest::prelude::*;
+
+/// SplitMix64 random numbers: reproducible from a printed seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn gauss(&mut self) -> f32 {
+        let (u, v) = (self.unit().max(1e-7), self.unit());
+        (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos()
+    }
+    fn unit_vector(&mut self, dim: usize) -> Vec<f32> {
+        let v: Vec<f32> = (0..dim).map(|_| self.gauss()).collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / n).collect()
+    }
+}
+
+/// `n` unit vectors around `centres` cluster centres, like real embeddings.
+fn clustered(rng: &mut Rng, n: usize, dim: usize, centres: usize) -> Vec<Vec<f32>> {
+    let cs: Vec<Vec<f32>> = (0..centres).map(|_| rng.unit_vector(dim)).collect();
+    (0..n)
+        .map(|_| {
+            let c = &cs[(rng.next() % centres as u64) as usize];
+            let v: Vec<f32> = c.iter().map(|x| x + 0.06 * rng.gauss()).collect();
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.into_iter().map(|x| x / n).collect()
+        })
+        .collect()
+}
+
+fn turn(id: &str, input: &str, embedding: Option<Vec<f32>>) -> NewTurn {
+    NewTurn {
+        id: Some(id.into()),
+        thread: "t".into(),
+        input: input.into(),
+        embedding,
+        ..Default::default()
+    }
+}
+
+fn vq(v: &[f32], k: usize) -> SearchQuery {
+    SearchQuery {
+        embedding: Some(v.to_vec()),
+        mode: SearchMode::Vector,
+        k,
+        ..Default::default()
+    }
+}
+
+fn reload(kv: &mut BTreeMap<String, Vec<u8>>, s: &mut Store) -> Store {
+    for c in s.take_changes().unwrap() {
+        match c.value {
+            Some(v) => kv.insert(c.key, v),
+            None => kv.remove(&c.key),
+        };
+    }
+    Store::load(kv.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap()
+}
+
+#[test]
+fn hnsw_recall_at_10_against_brute_force() {
+    let seed = 0x5eed_0001;
+    println!("seed {seed:#x}");
+    let mut rng = Rng(seed);
+    let dim = 48;
+    let data = clustered(&mut rng, 3000, dim, 40);
+    let mut s = Store::new();
+    for (i, v) in data.iter().enumerate() {
+        s.add_turn(turn(&format!("n{i}"), "", Some(v.clone())))
+            .unwrap();
+    }
+    let index = s.search_index();
+    let (mut hit, mut total) = (0, 0);
+    for _ in 0..100 {
+        let q = clustered(&mut rng, 1, dim, 40).remove(0);
+        let exact: Vec<u32> = index
+            .vectors()
+            .exact(&q, 10)
+            .into_iter()
+            .map(|(slot, _)| slot)
+            .collect();
+        let got: Vec<String> = s
+            .search(&vq(&q, 10))
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        total += exact.len();
+        hit += exact
+            .iter()
+            .filter(|&&slot| got.contains(&s.slot(slot).unwrap().id))
+            .count();
+    }
+    let recall = hit as f64 / total as f64;
+    println!("recall@10 {recall:.4} (seed {seed:#x})");
+    assert!(recall >= 0.95, "recall@10 {recall} with seed {seed:#x}");
+}
+
+#[test]
+fn dimension_is_fixed_and_bad_vectors_are_refused() {
+    let mut s = Store::new();
+    s.add_turn(turn("a", "x", Some(vec![1.0, 0.0, 0.0])))
+        .unwrap();
+    let code = |s: &mut Store, e: Vec<f32>| s.add_turn(turn("b", "x", Some(e))).unwrap_err().code();
+    assert_eq!(code(&mut s, vec![1.0, 0.0]), "INVALID_INPUT");
+    assert_eq!(code(&mut s, vec![0.0, 0.0, 0.0]), "INVALID_INPUT");
+    assert_eq!(code(&mut s, vec![f32::NAN, 0.0, 1.0]), "INVALID_INPUT");
+    assert_eq!(s.len(), 1, "a refused turn changes nothing");
+    assert_eq!(
+        s.search(&vq(&[1.0, 0.0], 5)).unwrap_err().code(),
+        "INVALID_INPUT"
+    );
+    let mut kv = BTreeMap::new();
+    let loaded = reload(&mut kv, &mut s);
+    assert_eq!(loaded.meta().dimension, 3);
+    assert_eq!(loaded.search(&vq(&[1.0, 0.0, 0.0], 5)).unwrap()[0].id, "a");
+}
+
+#[test]
+fn deleted_records_never_come_back() {
+    let mut rng = Rng(7);
+    let data = clustered(&mut rng, 400, 16, 8);
+    let mut s = Store::new();
+    for (i, v) in data.iter().enumerate() {
+        s.add_turn(turn(
+            &format!("n{i}"),
+            &format!("word{} common", i % 10),
+            Some(v.clone()),
+        ))
+        .unwrap();
+    }
+    let mut kv = BTreeMap::new();
+    let mut deleted = Vec::new();
+    for round in 0..3 {
+        for i in (round..400).step_by(4) {
+            let id = format!("n{i}");
+            if s.get(&id).is_some() {
+                s.delete(&id).unwrap();
+                deleted.push(id);
+            }
+        }
+        s = reload(&mut kv, &mut s);
+        for (i, v) in data.iter().enumerate().take(20) {
+            s.add_turn(turn(&format!("r{round}-{i}"), "common", Some(v.clone())))
+                .unwrap();
+        }
+        for q in data.iter().take(30) {
+            for mode in [SearchMode::Vector, SearchMode::Hybrid] {
+                let query = SearchQuery {
+                    text: "common word3".into(),
+                    mode,
+                    k: 50,
+                    ..vq(q, 50)
+                };
+                for h in s.search(&query).unwrap() {
+                    assert!(!deleted.contains(&h.id), "deleted {} came back", h.id);
+                }
+            }
+        }
+    }
+    assert!(
+        !kv.keys()
+            .any(|k| deleted.iter().any(|d| k.ends_with(&format!("/{d}")))),
+        "stale keys left"
+    );
+}
+
+#[test]
+fn filtered_vector_search_fills_k() {
+    let mut rng = Rng(11);
+    let data = clustered(&mut rng, 600, 16, 4);
+    let mut s = Store::new();
+    for (i, v) in data.iter().enumerate() {
+        let mut t = turn(&format!("n{i}"), &format!("x{i}"), Some(v.clone()));
+        t.thread = if i % 50 == 0 {
+            "rare".into()
+        } else {
+            "common".into()
+        };
+        s.add_turn(t).unwrap();
+    }
+    let q = SearchQuery {
+        filter: SearchFilter {
+            thread: Some("rare".into()),
+            ..Default::default()
+        },
+        ..vq(&data[1], 5)
+    };
+    let hits = s.search(&q).unwrap();
+    assert_eq!(hits.len(), 5);
+    assert!(hits.iter().all(|h| s.get(&h.id).unwrap().thread == "rare"));
+}
+
+#[test]
+fn builtin_embedder_when_enabled() {
+    let mut s = Store::new();
+    s.set_auto_embed(true);
+    s.add_turn(turn("a", "the deployment of the web service failed", None))
+        .unwrap();
+    s.add_turn(turn("b", "lunch menu for friday", None))
+        .unwrap();
+    assert_eq!(
+        s.search_index().vectors().dimension(),
+        memdag_core::search::BUILTIN_DIMENSION
+    );
+    let q = SearchQuery {
+        text: "deployments failing".into(),
+        mode: SearchMode::Vector,
+        ..Default::default()
+    };
+    assert_eq!(s.search(&q).unwrap()[0].id, "a");
+}
+
+fn all_queries(data: &[Vec<f32>]) -> Vec<SearchQuery> {
+    let mut out = Vec::new();
+    for (i, v) in data.iter().enumerate().take(6) {
+        let text = format!("topic{} shared", i % 5);
+        out.push(SearchQuery {
+            text: text.clone(),
+            mode: SearchMode::Bm25,
+            k: 20,
+            ..Default::default()
+        });
+        out.push(vq(v, 20));
+        out.push(SearchQuery {
+            text: text.clone(),
+            k: 20,
+            ..vq(v, 20)
+        });
+        out.push(SearchQuery {
+            text,
+            k: 20,
+            mode: SearchMode::Hybrid,
+            fusion: Fusion::Rrf,
+            ..vq(v, 20)
+        });
+    }
+    out
+}
+
+fn same_results(a: &Store, b: &Store, queries: &[SearchQuery]) {
+    for q in queries {
+        let (x, y) = (a.search(q).unwrap(), b.search(q).unwrap());
+        assert_eq!(x, y, "query {q:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any sequence of adds, deletes, compactions and reloads: a reloaded store answers every
+    /// query exactly as the store it was saved from.
+    #[test]
+    fn reload_gives_the_same_results(seed in any::<u64>(), ops in prop::collection::vec(0u8..10, 20..120)) {
+        let mut rng = Rng(seed);
+        let data = clustered(&mut rng, 120, 8, 6);
+        let queries = all_queries(&data);
+        let mut s = Store::new();
+        let mut kv = BTreeMap::new();
+        let mut next = 0usize;
+        for op in ops {
+            match op {
+                0..=5 => {
+                    let v = data[next % data.len()].clone();
+                    let text = format!("topic{} shared item{next}", next % 5);
+                    let emb = (op != 5).then_some(v);
+                    s.add_turn(turn(&format!("n{next}"), &text, emb)).unwrap();
+                    next += 1;
+                }
+                6 | 7 => {
+                    let ids: Vec<String> = s.iter().map(|r| r.id.clone()).collect();
+                    if !ids.is_empty() {
+                        let id = &ids[(rng.next() % ids.len() as u64) as usize];
+                        s.delete(id).unwrap();
+                    }
+                }
+                8 => {
+                    let first = s.iter().next().map(|r| r.id.clone());
+                    if let Some(id) = first {
+                        let c = memdag_core::CompactNode { summary: "shared summary".into(), sections: vec![] };
+                        s.set_compact(&id, Some(c)).unwrap();
+                    }
+                }
+                _ => {
+                    let loaded = reload(&mut kv, &mut s);
+                    same_results(&s, &loaded, &queries);
+                    s = loaded;
+                }
+            }
+        }
+        let loaded = reload(&mut kv, &mut s);
+        same_results(&s, &loaded, &queries);
+    }
+}
