@@ -5,15 +5,17 @@
 //! |--------------|-----------------------------------------|
 //! | `meta`       | [`Meta`]: store-wide counters           |
 //! | `rec/<id>`   | one [`Record`], MessagePack (rmp-serde) |
+//! | `blob/<id>`  | one text blob (a MessagePack string), see [`crate::blob`] |
+//! | `idx/hnsw/<id>` | the vector-graph node of record `<id>`, see [`crate::search::persist`] |
 //!
-//! Keys under other prefixes are reserved for later components (indexes, blobs) and are
+//! Keys under other prefixes are reserved for later components (indexes) and are
 //! ignored by [`Store::load`] of this version.
 //!
 //! # Value envelope (format version 1)
 //! ```text
 //! offset 0  4 bytes  magic  b"MDAG"
 //! offset 4  1 byte   format version (1)
-//! offset 5  1 byte   kind: 1 = record, 2 = meta
+//! offset 5  1 byte   kind: 1 = record, 2 = meta, 3 = blob, 4 = index node
 //! offset 6  4 bytes  CRC-32 (IEEE) of the body, little endian
 //! offset 10 ...      body: MessagePack of the value, fields by name (rmp-serde `to_vec_named`)
 //! ```
@@ -34,6 +36,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::record::Record;
+use crate::search::persist::HNSW_PREFIX;
 use crate::store::Store;
 
 /// The four bytes that open every memdag value.
@@ -46,9 +49,13 @@ pub const HEADER_LEN: usize = 10;
 pub const META_KEY: &str = "meta";
 /// The prefix of record keys.
 pub const RECORD_PREFIX: &str = "rec/";
+/// The prefix of blob keys.
+pub const BLOB_PREFIX: &str = "blob/";
 
 const KIND_RECORD: u8 = 1;
 const KIND_META: u8 = 2;
+const KIND_BLOB: u8 = 3;
+const KIND_INDEX: u8 = 4;
 
 /// Store-wide state persisted under [`META_KEY`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -56,6 +63,8 @@ const KIND_META: u8 = 2;
 pub struct Meta {
     /// The next insertion sequence number.
     pub next_seq: u64,
+    /// The dimension of the store's vectors, fixed by the first one; 0 before it.
+    pub dimension: u32,
 }
 
 /// One entry of a change set: a key and its new bytes, or `None` for a deletion.
@@ -70,9 +79,16 @@ pub fn record_key(id: &str) -> String {
     format!("{RECORD_PREFIX}{id}")
 }
 
+/// The storage key of a blob id.
+pub fn blob_key(id: &str) -> String {
+    format!("{BLOB_PREFIX}{id}")
+}
+
 /// Wraps a value in the envelope.
 fn encode<T: Serialize>(kind: u8, value: &T) -> Result<Vec<u8>> {
-    let body = rmp_serde::to_vec_named(value).map_err(|e| Error::Storage { message: e.to_string() })?;
+    let body = rmp_serde::to_vec_named(value).map_err(|e| Error::Storage {
+        message: e.to_string(),
+    })?;
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.extend_from_slice(&MAGIC);
     out.push(FORMAT_VERSION);
@@ -84,25 +100,38 @@ fn encode<T: Serialize>(kind: u8, value: &T) -> Result<Vec<u8>> {
 
 /// Opens the envelope and decodes the value, naming `key` in any error.
 fn decode<T: DeserializeOwned>(key: &str, kind: u8, bytes: &[u8]) -> Result<T> {
-    let corrupt = |reason: String| Error::CorruptData { key: key.into(), reason };
+    let corrupt = |reason: String| Error::CorruptData {
+        key: key.into(),
+        reason,
+    };
     if bytes.len() < HEADER_LEN {
         if bytes.len() >= 4 && bytes[..4] != MAGIC {
             return Err(corrupt("not a memdag value (bad magic)".into()));
         }
-        return Err(corrupt(format!("truncated: {} bytes, header needs {HEADER_LEN}", bytes.len())));
+        return Err(corrupt(format!(
+            "truncated: {} bytes, header needs {HEADER_LEN}",
+            bytes.len()
+        )));
     }
     if bytes[..4] != MAGIC {
         return Err(corrupt("not a memdag value (bad magic)".into()));
     }
     let version = bytes[4];
     if version > FORMAT_VERSION {
-        return Err(Error::UnsupportedVersion { key: key.into(), found: version, supported: FORMAT_VERSION });
+        return Err(Error::UnsupportedVersion {
+            key: key.into(),
+            found: version,
+            supported: FORMAT_VERSION,
+        });
     }
     if version == 0 {
         return Err(corrupt("format version 0 does not exist".into()));
     }
     if bytes[5] != kind {
-        return Err(corrupt(format!("expected value kind {kind}, found {}", bytes[5])));
+        return Err(corrupt(format!(
+            "expected value kind {kind}, found {}",
+            bytes[5]
+        )));
     }
     let body = &bytes[HEADER_LEN..];
     let stored = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]);
@@ -121,14 +150,44 @@ pub fn encode_record(record: &Record) -> Result<Vec<u8>> {
 pub fn decode_record(key: &str, bytes: &[u8]) -> Result<Record> {
     let record: Record = decode(key, KIND_RECORD, bytes)?;
     if record_key(&record.id) != key {
-        return Err(Error::CorruptData { key: key.into(), reason: format!("holds record {:?}", record.id) });
+        return Err(Error::CorruptData {
+            key: key.into(),
+            reason: format!("holds record {:?}", record.id),
+        });
     }
     Ok(record)
+}
+
+/// Encodes one blob's text as a stored value.
+pub fn encode_blob(text: &str) -> Result<Vec<u8>> {
+    encode(KIND_BLOB, &text)
+}
+
+/// Decodes one stored blob value; `key` is named in errors.
+pub fn decode_blob(key: &str, bytes: &[u8]) -> Result<String> {
+    let text: String = decode(key, KIND_BLOB, bytes)?;
+    if blob_key(&crate::blob::blob_id(&text)) != key {
+        return Err(Error::CorruptData {
+            key: key.into(),
+            reason: "blob content does not match its id".into(),
+        });
+    }
+    Ok(text)
 }
 
 /// Encodes the store meta.
 pub fn encode_meta(meta: &Meta) -> Result<Vec<u8>> {
     encode(KIND_META, meta)
+}
+
+/// Encodes one search-index value (a graph node).
+pub(crate) fn encode_index<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+    encode(KIND_INDEX, value)
+}
+
+/// Decodes one search-index value; `key` is named in errors.
+pub(crate) fn decode_index<T: DeserializeOwned>(key: &str, bytes: &[u8]) -> Result<T> {
+    decode(key, KIND_INDEX, bytes)
 }
 
 /// Decodes the store meta.
@@ -148,7 +207,10 @@ impl Store {
             let key = record_key(id);
             match self.get(id) {
                 Some(r) => match encode_record(r) {
-                    Ok(v) => puts.push(Change { key, value: Some(v) }),
+                    Ok(v) => puts.push(Change {
+                        key,
+                        value: Some(v),
+                    }),
                     Err(e) => {
                         self.restore_dirty(&ids, meta);
                         return Err(e);
@@ -157,8 +219,32 @@ impl Store {
                 None => deletes.push(Change { key, value: None }),
             }
         }
+        let blob_ids = core::mem::take(&mut self.blobs_dirty);
+        for id in &blob_ids {
+            let key = blob_key(id);
+            match self.blobs.get(id) {
+                Some(text) => match encode_blob(text) {
+                    Ok(v) => puts.push(Change {
+                        key,
+                        value: Some(v),
+                    }),
+                    Err(e) => {
+                        self.restore_dirty(&ids, meta);
+                        self.blobs_dirty.extend(blob_ids);
+                        return Err(e);
+                    }
+                },
+                None => deletes.push(Change { key, value: None }),
+            }
+        }
+        let (index_puts, index_deletes) = self.take_index_changes()?;
+        puts.extend(index_puts);
+        deletes.extend(index_deletes);
         if meta {
-            puts.push(Change { key: META_KEY.into(), value: Some(encode_meta(&self.meta())?) });
+            puts.push(Change {
+                key: META_KEY.into(),
+                value: Some(encode_meta(&self.meta())?),
+            });
         }
         puts.extend(deletes);
         Ok(puts)
@@ -174,6 +260,10 @@ impl Store {
                 meta = true;
             } else if let Some(id) = c.key.strip_prefix(RECORD_PREFIX) {
                 ids.push(id.to_string());
+            } else if let Some(id) = c.key.strip_prefix(BLOB_PREFIX) {
+                self.blobs_dirty.insert(id.to_string());
+            } else if let Some(id) = c.key.strip_prefix(HNSW_PREFIX) {
+                self.requeue_index(id);
             }
         }
         self.restore_dirty(&ids, meta);
@@ -181,7 +271,10 @@ impl Store {
 
     /// The store meta as it would be persisted.
     pub fn meta(&self) -> Meta {
-        Meta { next_seq: self.next_seq }
+        Meta {
+            next_seq: self.next_seq,
+            dimension: self.search.vectors.dimension() as u32,
+        }
     }
 
     /// Every key and value of the store, as a full snapshot (for export or a first write).
@@ -190,6 +283,10 @@ impl Store {
         for r in self.iter() {
             out.push((record_key(&r.id), encode_record(r)?));
         }
+        for (id, text) in &self.blobs {
+            out.push((blob_key(id), encode_blob(text)?));
+        }
+        out.extend(self.index_snapshot()?);
         out.push((META_KEY.into(), encode_meta(&self.meta())?));
         Ok(out)
     }
@@ -204,15 +301,24 @@ impl Store {
     {
         let mut records = Vec::new();
         let mut meta = Meta::default();
+        let mut blobs = alloc::collections::BTreeMap::new();
+        let mut nodes = alloc::collections::BTreeMap::new();
         for (key, value) in entries {
             let key = key.as_ref();
             if key == META_KEY {
                 meta = decode_meta(value.as_ref())?;
             } else if key.starts_with(RECORD_PREFIX) {
                 records.push((key.to_string(), decode_record(key, value.as_ref())?));
+            } else if let Some(id) = key.strip_prefix(BLOB_PREFIX) {
+                blobs.insert(id.to_string(), decode_blob(key, value.as_ref())?);
+            } else if let Some(id) = key.strip_prefix(HNSW_PREFIX) {
+                nodes.insert(id.to_string(), decode_index(key, value.as_ref())?);
             }
         }
-        Store::from_records(records, meta.next_seq)
+        let mut store = Store::from_records(records, meta.next_seq)?;
+        store.blobs = blobs;
+        store.restore_search(nodes, meta.dimension as usize)?;
+        Ok(store)
     }
 }
 
@@ -232,7 +338,11 @@ const CRC_TABLE: [u32; 256] = {
         let mut c = i as u32;
         let mut k = 0;
         while k < 8 {
-            c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 != 0 {
+                0xedb8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
             k += 1;
         }
         table[i] = c;

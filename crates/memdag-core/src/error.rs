@@ -22,7 +22,11 @@ pub enum Error {
     /// A stored value could not be decoded: truncated, foreign, or failing its checksum.
     CorruptData { key: String, reason: String },
     /// A stored value was written by a newer format version than this build reads.
-    UnsupportedVersion { key: String, found: u8, supported: u8 },
+    UnsupportedVersion {
+        key: String,
+        found: u8,
+        supported: u8,
+    },
     /// The host's storage failed to read or write.
     Storage { message: String },
     /// A host callback (embedder, LLM) failed or answered malformed output.
@@ -81,7 +85,9 @@ impl Error {
 
     /// Shorthand for [`Error::InvalidInput`].
     pub fn invalid(message: impl Into<String>) -> Self {
-        Error::InvalidInput { message: message.into() }
+        Error::InvalidInput {
+            message: message.into(),
+        }
     }
 }
 

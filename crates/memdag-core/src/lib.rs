@@ -12,6 +12,7 @@
 
 extern crate alloc;
 
+pub mod blob;
 pub mod dag;
 pub mod error;
 pub mod record;

@@ -33,6 +33,16 @@ pub struct Store {
     dirty: Vec<String>,
     dirty_set: BTreeSet<String>,
     meta_dirty: bool,
+    /// The Mode-2 search indexes, kept in step with the records (see [`crate::search`]).
+    #[cfg(feature = "std")]
+    pub(crate) search: crate::search::SearchIndex,
+    /// Text blobs by id, e.g. full tool outputs kept by reference (see [`crate::blob`]).
+    pub(crate) blobs: BTreeMap<String, String>,
+    /// Blob ids put or removed since the last `take_changes`.
+    pub(crate) blobs_dirty: BTreeSet<String>,
+    /// How often recall returned each record. In memory only: never persisted.
+    #[cfg(feature = "std")]
+    pub(crate) access: BTreeMap<Slot, u32>,
 }
 
 impl Store {
@@ -54,11 +64,21 @@ impl Store {
     /// Adds one turn. Its parents must already exist; otherwise nothing is written and
     /// [`Error::UnknownParents`] lists the missing ids.
     pub fn add_turn(&mut self, turn: NewTurn) -> Result<&Record> {
-        let record = self.prepare(turn)?;
+        #[allow(unused_mut)]
+        let mut record = self.prepare(turn)?;
+        #[cfg(feature = "std")]
+        let vector = self.search.admit(&mut record)?;
         let slot = self.insert(record);
+        #[cfg(feature = "std")]
+        if let Some(r) = self.slots[slot as usize].as_ref() {
+            self.search.add(slot, r, vector.as_deref());
+        }
         self.next_seq += 1;
         self.meta_dirty = true;
-        let id = self.slots[slot as usize].as_ref().map(|r| r.id.clone()).unwrap_or_default();
+        let id = self.slots[slot as usize]
+            .as_ref()
+            .map(|r| r.id.clone())
+            .unwrap_or_default();
         self.mark_dirty(&id);
         Ok(self.slots[slot as usize].as_ref().expect("just inserted"))
     }
@@ -70,7 +90,9 @@ impl Store {
         }
         let importance = turn.importance.unwrap_or(DEFAULT_IMPORTANCE);
         if !(0.0..=1.0).contains(&importance) {
-            return Err(Error::invalid(format!("importance must be in 0..=1, got {importance}")));
+            return Err(Error::invalid(format!(
+                "importance must be in 0..=1, got {importance}"
+            )));
         }
         let mut parents: Vec<String> = Vec::with_capacity(turn.parents.len());
         for p in turn.parents {
@@ -78,8 +100,11 @@ impl Store {
                 parents.push(p);
             }
         }
-        let missing: Vec<String> =
-            parents.iter().filter(|p| !self.by_id.contains_key(p.as_str())).cloned().collect();
+        let missing: Vec<String> = parents
+            .iter()
+            .filter(|p| !self.by_id.contains_key(p.as_str()))
+            .cloned()
+            .collect();
         if !missing.is_empty() {
             return Err(Error::UnknownParents { ids: missing });
         }
@@ -97,7 +122,14 @@ impl Store {
                 }
                 id
             }
-            None => self.derive_id(&turn.thread, &turn.user, turn.created_at, &turn.input, &turn.output, seq),
+            None => self.derive_id(
+                &turn.thread,
+                &turn.user,
+                turn.created_at,
+                &turn.input,
+                &turn.output,
+                seq,
+            ),
         };
         Ok(Record {
             id,
@@ -117,11 +149,24 @@ impl Store {
     }
 
     /// A content-derived id: FNV-1a over the fields and the sequence number, as 16 hex digits.
-    fn derive_id(&self, thread: &str, user: &str, at: i64, input: &str, output: &str, seq: u64) -> String {
+    fn derive_id(
+        &self,
+        thread: &str,
+        user: &str,
+        at: i64,
+        input: &str,
+        output: &str,
+        seq: u64,
+    ) -> String {
         let mut salt = 0u64;
         loop {
             let mut h = Fnv::new();
-            for part in [thread.as_bytes(), user.as_bytes(), input.as_bytes(), output.as_bytes()] {
+            for part in [
+                thread.as_bytes(),
+                user.as_bytes(),
+                input.as_bytes(),
+                output.as_bytes(),
+            ] {
                 h.write(part);
                 h.write(&[0xff]);
             }
@@ -140,8 +185,14 @@ impl Store {
     fn insert(&mut self, record: Record) -> Slot {
         let slot = self.slots.len() as Slot;
         let chrono = (record.created_at, record.seq, slot);
-        self.by_thread.entry(record.thread.clone()).or_default().insert(chrono);
-        self.by_user.entry(record.user.clone()).or_default().insert(chrono);
+        self.by_thread
+            .entry(record.thread.clone())
+            .or_default()
+            .insert(chrono);
+        self.by_user
+            .entry(record.user.clone())
+            .or_default()
+            .insert(chrono);
         self.dag.link(&record.id, &record.parents);
         self.by_id.insert(record.id.clone(), slot);
         self.slots.push(Some(record));
@@ -185,8 +236,14 @@ impl Store {
     }
 
     fn newest(&self, set: Option<&BTreeSet<Chrono>>, n: usize) -> Vec<&Record> {
-        set.map(|s| s.iter().rev().take(n).filter_map(|&(_, _, slot)| self.slot(slot)).collect())
-            .unwrap_or_default()
+        set.map(|s| {
+            s.iter()
+                .rev()
+                .take(n)
+                .filter_map(|&(_, _, slot)| self.slot(slot))
+                .collect()
+        })
+        .unwrap_or_default()
     }
 
     /// The ancestors of `id`, breadth-first and nearest first, at most `depth` edges away and
@@ -200,11 +257,19 @@ impl Store {
         self.walk(id, Direction::Descendants, depth, limit)
     }
 
-    fn walk(&self, id: &str, direction: Direction, depth: usize, limit: usize) -> Result<Vec<&Record>> {
+    fn walk(
+        &self,
+        id: &str,
+        direction: Direction,
+        depth: usize,
+        limit: usize,
+    ) -> Result<Vec<&Record>> {
         if self.get(id).is_none() {
             return Err(Error::NotFound { id: id.into() });
         }
-        let ids = self.dag.walk(id, direction, depth, limit, |n| self.get(n).map(|r| r.parents.as_slice()));
+        let ids = self.dag.walk(id, direction, depth, limit, |n| {
+            self.get(n).map(|r| r.parents.as_slice())
+        });
         Ok(ids.iter().filter_map(|i| self.get(i)).collect())
     }
 
@@ -220,8 +285,14 @@ impl Store {
     /// deleted record is preserved and no edge dangles. The children are rewritten, and so
     /// appear in the change set. Returns the deleted record.
     pub fn delete(&mut self, id: &str) -> Result<Record> {
-        let slot = self.slot_of(id).ok_or_else(|| Error::NotFound { id: id.into() })?;
-        let record = self.slots[slot as usize].take().expect("slot of a live id is live");
+        let slot = self
+            .slot_of(id)
+            .ok_or_else(|| Error::NotFound { id: id.into() })?;
+        let record = self.slots[slot as usize]
+            .take()
+            .expect("slot of a live id is live");
+        #[cfg(feature = "std")]
+        self.search.remove(slot, &record);
         self.by_id.remove(id);
         let chrono = (record.created_at, record.seq, slot);
         remove_chrono(&mut self.by_thread, &record.thread, &chrono);
@@ -229,8 +300,12 @@ impl Store {
         self.dag.unlink(id, &record.parents);
         let children: Vec<String> = self.dag.children(id).to_vec();
         for child in &children {
-            let Some(cslot) = self.slot_of(child) else { continue };
-            let Some(crec) = self.slots[cslot as usize].as_mut() else { continue };
+            let Some(cslot) = self.slot_of(child) else {
+                continue;
+            };
+            let Some(crec) = self.slots[cslot as usize].as_mut() else {
+                continue;
+            };
             let mut spliced = Vec::with_capacity(crec.parents.len() + record.parents.len());
             for p in &crec.parents {
                 if p == id {
@@ -256,10 +331,20 @@ impl Store {
     }
 
     /// Replaces the compact node of a record.
-    pub fn set_compact(&mut self, id: &str, compact: Option<crate::record::CompactNode>) -> Result<()> {
-        let slot = self.slot_of(id).ok_or_else(|| Error::NotFound { id: id.into() })?;
+    pub fn set_compact(
+        &mut self,
+        id: &str,
+        compact: Option<crate::record::CompactNode>,
+    ) -> Result<()> {
+        let slot = self
+            .slot_of(id)
+            .ok_or_else(|| Error::NotFound { id: id.into() })?;
         if let Some(r) = self.slots[slot as usize].as_mut() {
+            #[cfg(feature = "std")]
+            self.search.text.remove(slot, r);
             r.compact = compact;
+            #[cfg(feature = "std")]
+            self.search.text.add(slot, r);
         }
         self.mark_dirty(id);
         Ok(())
@@ -267,13 +352,16 @@ impl Store {
 
     /// Whether there are changes not yet taken.
     pub fn has_changes(&self) -> bool {
-        self.meta_dirty || !self.dirty.is_empty()
+        self.meta_dirty || !self.dirty.is_empty() || !self.blobs_dirty.is_empty()
     }
 
     /// The ids of records changed since the last take, and whether the meta changed; clears both.
     pub(crate) fn take_dirty(&mut self) -> (Vec<String>, bool) {
         self.dirty_set.clear();
-        (core::mem::take(&mut self.dirty), core::mem::replace(&mut self.meta_dirty, false))
+        (
+            core::mem::take(&mut self.dirty),
+            core::mem::replace(&mut self.meta_dirty, false),
+        )
     }
 
     /// Marks keys dirty again, e.g. after the host failed to write a change set.
@@ -291,13 +379,19 @@ impl Store {
         let ids: BTreeSet<&str> = records.iter().map(|(_, r)| r.id.as_str()).collect();
         for (key, r) in &records {
             if let Some(p) = r.parents.iter().find(|p| !ids.contains(p.as_str())) {
-                return Err(Error::CorruptData { key: key.clone(), reason: format!("parent {p:?} is missing") });
+                return Err(Error::CorruptData {
+                    key: key.clone(),
+                    reason: format!("parent {p:?} is missing"),
+                });
             }
         }
         let max_seq = records.last().map(|(_, r)| r.seq + 1).unwrap_or(0);
         for (key, r) in records {
             if store.by_id.contains_key(&r.id) {
-                return Err(Error::CorruptData { key, reason: "duplicate record id".to_string() });
+                return Err(Error::CorruptData {
+                    key,
+                    reason: "duplicate record id".to_string(),
+                });
             }
             store.insert(r);
         }
@@ -317,7 +411,9 @@ fn remove_chrono(index: &mut BTreeMap<String, BTreeSet<Chrono>>, key: &str, chro
 
 fn validate_id(id: &str) -> Result<()> {
     if id.is_empty() || id.len() > MAX_ID_LEN {
-        return Err(Error::invalid(format!("id must be 1 to {MAX_ID_LEN} bytes")));
+        return Err(Error::invalid(format!(
+            "id must be 1 to {MAX_ID_LEN} bytes"
+        )));
     }
     if id.chars().any(|c| c.is_control()) {
         return Err(Error::invalid("id must not contain control characters"));
@@ -326,19 +422,19 @@ fn validate_id(id: &str) -> Result<()> {
 }
 
 /// 64-bit FNV-1a: tiny, stable across platforms and versions, enough for content ids.
-struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl Fnv {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Fnv(0xcbf2_9ce4_8422_2325)
     }
-    fn write(&mut self, bytes: &[u8]) {
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
             self.0 ^= u64::from(*b);
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
     }
-    fn finish(&self) -> u64 {
+    pub(crate) fn finish(&self) -> u64 {
         self.0
     }
 }

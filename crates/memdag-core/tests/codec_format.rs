@@ -9,7 +9,12 @@ use proptest::prelude::*;
 use std::collections::BTreeMap;
 
 fn arb_step() -> impl Strategy<Value = Step> {
-    (".{0,12}", ".{0,30}", ".{0,40}", any::<bool>()).prop_map(|(tool, args, result, ok)| Step { tool, args, result, ok })
+    (".{0,12}", ".{0,30}", ".{0,40}", any::<bool>()).prop_map(|(tool, args, result, ok)| Step {
+        tool,
+        args,
+        result,
+        ok,
+    })
 }
 
 fn arb_record() -> impl Strategy<Value = Record> {
@@ -21,27 +26,45 @@ fn arb_record() -> impl Strategy<Value = Record> {
         prop::collection::vec(arb_step(), 0..4),
         prop::collection::vec("[a-z]{1,8}", 0..3),
         0.0f32..=1.0,
-        prop::option::of((".{0,40}", prop::collection::vec((".{1,10}", ".{0,20}"), 0..3))),
+        prop::option::of((
+            ".{0,40}",
+            prop::collection::vec((".{1,10}", ".{0,20}"), 0..3),
+        )),
         prop::option::of(prop::collection::vec(-1.0f32..1.0, 1..8)),
     )
-        .prop_map(|(id, seq, (thread, user, created_at), (input, output), steps, tags, importance, compact, embedding)| Record {
-            id,
-            seq,
-            thread,
-            user,
-            created_at,
-            input,
-            output,
-            steps,
-            parents: tags.iter().map(|t| format!("p-{t}")).collect(),
-            tags,
-            importance,
-            compact: compact.map(|(summary, sections)| CompactNode {
-                summary,
-                sections: sections.into_iter().map(|(name, text)| Section { name, text }).collect(),
-            }),
-            embedding,
-        })
+        .prop_map(
+            |(
+                id,
+                seq,
+                (thread, user, created_at),
+                (input, output),
+                steps,
+                tags,
+                importance,
+                compact,
+                embedding,
+            )| Record {
+                id,
+                seq,
+                thread,
+                user,
+                created_at,
+                input,
+                output,
+                steps,
+                parents: tags.iter().map(|t| format!("p-{t}")).collect(),
+                tags,
+                importance,
+                compact: compact.map(|(summary, sections)| CompactNode {
+                    summary,
+                    sections: sections
+                        .into_iter()
+                        .map(|(name, text)| Section { name, text })
+                        .collect(),
+                }),
+                embedding,
+            },
+        )
 }
 
 proptest! {
@@ -80,7 +103,8 @@ proptest! {
 fn stored_diamond() -> BTreeMap<String, Vec<u8>> {
     let mut s = Store::new();
     s.add_turn(turn("a", "t", "root", &[])).unwrap();
-    s.add_turn(turn("b", "t", "记忆系统 works", &["a"])).unwrap();
+    s.add_turn(turn("b", "t", "记忆系统 works", &["a"]))
+        .unwrap();
     let mut kv = BTreeMap::new();
     apply(&mut kv, &mut s);
     kv
@@ -95,7 +119,14 @@ fn future_version_names_the_key() {
     let mut kv = stored_diamond();
     kv.get_mut("rec/b").unwrap()[4] = FORMAT_VERSION + 1;
     let err = load(&kv).unwrap_err();
-    assert_eq!(err, Error::UnsupportedVersion { key: "rec/b".into(), found: FORMAT_VERSION + 1, supported: FORMAT_VERSION });
+    assert_eq!(
+        err,
+        Error::UnsupportedVersion {
+            key: "rec/b".into(),
+            found: FORMAT_VERSION + 1,
+            supported: FORMAT_VERSION
+        }
+    );
     assert_eq!(err.code(), "UNSUPPORTED_VERSION");
 }
 
@@ -134,12 +165,16 @@ fn format_fixtures_still_load() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let newest = dir.join(format!("store-v{FORMAT_VERSION}.hex"));
     if std::env::var_os("MEMDAG_WRITE_FIXTURES").is_some() {
-        let text: String = stored_diamond().iter().map(|(k, v)| format!("{k} {}\n", hex(v))).collect();
+        let text: String = stored_diamond()
+            .iter()
+            .map(|(k, v)| format!("{k} {}\n", hex(v)))
+            .collect();
         std::fs::write(&newest, text).unwrap();
     }
     let mut seen = 0;
     for version in 1..=FORMAT_VERSION {
-        let text = std::fs::read_to_string(dir.join(format!("store-v{version}.hex"))).expect("fixture for every version");
+        let text = std::fs::read_to_string(dir.join(format!("store-v{version}.hex")))
+            .expect("fixture for every version");
         let kv: BTreeMap<String, Vec<u8>> = text
             .lines()
             .map(|l| {
@@ -160,5 +195,8 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }

@@ -12,7 +12,12 @@ pub fn turn(id: &str, thread: &str, input: &str, parents: &[&str]) -> NewTurn {
         created_at: 1_700_000_000_000,
         input: input.into(),
         output: format!("answer to {input}"),
-        steps: vec![Step { tool: "search".into(), args: "{\"q\":1}".into(), result: "ok".into(), ok: true }],
+        steps: vec![Step {
+            tool: "search".into(),
+            args: "{\"q\":1}".into(),
+            result: "ok".into(),
+            ok: true,
+        }],
         parents: parents.iter().map(|p| p.to_string()).collect(),
         ..Default::default()
     }

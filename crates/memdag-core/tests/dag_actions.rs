@@ -11,7 +11,11 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone)]
 enum Action {
     /// Add a turn whose parents are picked from existing ids by these indexes; `ghost` adds an unknown parent.
-    Add { thread: u8, parents: Vec<prop::sample::Index>, ghost: bool },
+    Add {
+        thread: u8,
+        parents: Vec<prop::sample::Index>,
+        ghost: bool,
+    },
     Delete(prop::sample::Index),
     /// Persist the change set so far.
     Flush,
@@ -30,14 +34,26 @@ fn check_invariants(store: &Store) {
     for r in store.iter() {
         for p in &r.parents {
             assert!(store.get(p).is_some(), "{} has missing parent {p}", r.id);
-            assert!(store.children(p).contains(&r.id), "children index lacks {p} -> {}", r.id);
+            assert!(
+                store.children(p).contains(&r.id),
+                "children index lacks {p} -> {}",
+                r.id
+            );
         }
         for c in store.children(&r.id) {
             assert!(store.get(c).unwrap().parents.contains(&r.id));
         }
         let ancestors = store.ancestors(&r.id, usize::MAX, usize::MAX).unwrap();
-        assert!(ancestors.iter().all(|a| a.id != r.id), "cycle through {}", r.id);
-        assert!(ancestors.iter().all(|a| a.seq < r.seq), "an ancestor is younger than {}", r.id);
+        assert!(
+            ancestors.iter().all(|a| a.id != r.id),
+            "cycle through {}",
+            r.id
+        );
+        assert!(
+            ancestors.iter().all(|a| a.seq < r.seq),
+            "an ancestor is younger than {}",
+            r.id
+        );
     }
 }
 

@@ -15,12 +15,22 @@ fn unknown_parent_is_refused_and_nothing_is_written() {
     let mut store = Store::new();
     store.add_turn(turn("a", "t", "hello", &[])).unwrap();
     store.take_changes().unwrap();
-    let err = store.add_turn(turn("b", "t", "x", &["a", "ghost", "phantom"])).unwrap_err();
-    assert_eq!(err, Error::UnknownParents { ids: vec!["ghost".into(), "phantom".into()] });
+    let err = store
+        .add_turn(turn("b", "t", "x", &["a", "ghost", "phantom"]))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::UnknownParents {
+            ids: vec!["ghost".into(), "phantom".into()]
+        }
+    );
     assert_eq!(err.code(), "UNKNOWN_PARENT");
     assert!(store.get("b").is_none());
     assert_eq!(store.len(), 1);
-    assert!(!store.has_changes(), "a refused turn must not touch the change set");
+    assert!(
+        !store.has_changes(),
+        "a refused turn must not touch the change set"
+    );
     assert!(store.recent("t", 10).iter().all(|r| r.id == "a"));
 }
 
@@ -28,12 +38,30 @@ fn unknown_parent_is_refused_and_nothing_is_written() {
 fn duplicate_and_bad_ids_are_refused() {
     let mut store = Store::new();
     store.add_turn(turn("a", "t", "hello", &[])).unwrap();
-    assert_eq!(store.add_turn(turn("a", "t", "again", &[])).unwrap_err().code(), "DUPLICATE_ID");
-    assert_eq!(store.add_turn(turn("", "t", "x", &[])).unwrap_err().code(), "INVALID_INPUT");
-    assert_eq!(store.add_turn(turn("a\nb", "t", "x", &[])).unwrap_err().code(), "INVALID_INPUT");
+    assert_eq!(
+        store
+            .add_turn(turn("a", "t", "again", &[]))
+            .unwrap_err()
+            .code(),
+        "DUPLICATE_ID"
+    );
+    assert_eq!(
+        store.add_turn(turn("", "t", "x", &[])).unwrap_err().code(),
+        "INVALID_INPUT"
+    );
+    assert_eq!(
+        store
+            .add_turn(turn("a\nb", "t", "x", &[]))
+            .unwrap_err()
+            .code(),
+        "INVALID_INPUT"
+    );
     let mut no_thread = turn("z", "", "x", &[]);
     no_thread.thread.clear();
-    assert_eq!(store.add_turn(no_thread).unwrap_err().code(), "INVALID_INPUT");
+    assert_eq!(
+        store.add_turn(no_thread).unwrap_err().code(),
+        "INVALID_INPUT"
+    );
     assert_eq!(store.len(), 1);
 }
 
@@ -84,10 +112,16 @@ fn diamond() -> Store {
 #[test]
 fn ancestors_and_descendants_are_breadth_first_nearest_first() {
     let s = diamond();
-    assert_eq!(ids(&s.ancestors("e", 10, 10).unwrap()), ["d", "b", "c", "a"]);
+    assert_eq!(
+        ids(&s.ancestors("e", 10, 10).unwrap()),
+        ["d", "b", "c", "a"]
+    );
     assert_eq!(ids(&s.ancestors("e", 2, 10).unwrap()), ["d", "b", "c"]);
     assert_eq!(ids(&s.ancestors("e", 10, 2).unwrap()), ["d", "b"]);
-    assert_eq!(ids(&s.descendants("a", 10, 10).unwrap()), ["b", "c", "d", "e"]);
+    assert_eq!(
+        ids(&s.descendants("a", 10, 10).unwrap()),
+        ["b", "c", "d", "e"]
+    );
     assert!(s.ancestors("a", 10, 10).unwrap().is_empty());
     assert_eq!(s.ancestors("nope", 1, 1).unwrap_err().code(), "NOT_FOUND");
 }
@@ -106,7 +140,10 @@ fn delete_splices_the_record_out_of_the_dag() {
     assert!(s.children("d").is_empty());
     // The change set rewrites the child before deleting the record.
     let changes = s.take_changes().unwrap();
-    let keys: Vec<(&str, bool)> = changes.iter().map(|c| (c.key.as_str(), c.value.is_some())).collect();
+    let keys: Vec<(&str, bool)> = changes
+        .iter()
+        .map(|c| (c.key.as_str(), c.value.is_some()))
+        .collect();
     assert_eq!(keys, [("rec/e", true), ("rec/d", false)]);
     assert_eq!(s.delete("d").unwrap_err().code(), "NOT_FOUND");
 }
@@ -138,7 +175,10 @@ fn change_set_round_trips_through_a_map() {
     for r in s.iter() {
         assert_eq!(loaded.get(&r.id), Some(r));
     }
-    assert_eq!(ids(&loaded.ancestors("e", 9, 9).unwrap()), ids(&s.ancestors("e", 9, 9).unwrap()));
+    assert_eq!(
+        ids(&loaded.ancestors("e", 9, 9).unwrap()),
+        ids(&s.ancestors("e", 9, 9).unwrap())
+    );
     assert!(!loaded.has_changes());
     // The counter survives, so new derived ids never collide with old ones.
     assert_eq!(loaded.meta(), s.meta());

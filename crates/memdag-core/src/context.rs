@@ -1,1 +1,0 @@
-//! Context-window tools: token counting, splitting a context safely, truncating tool output.

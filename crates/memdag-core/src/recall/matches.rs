@@ -1,0 +1,72 @@
+//! Section (c) of a recall: keyword and hybrid matches, through [`Store::search`].
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::RecallQuery;
+use crate::error::Result;
+use crate::record::Record;
+use crate::search::{SearchFilter, SearchMode, SearchQuery};
+use crate::store::Store;
+
+/// Keyword and hybrid matches with relevance in 0..=1 (score over the best score), best first;
+/// twice `match_limit` of them, so some remain after dedup against the other sections.
+/// One [`Store::search`] query: BM25 over the index, plus vectors when there is an embedding.
+pub(super) fn matches<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Record, f32)>> {
+    let mut text = q.keywords.join(" ");
+    if let Some(t) = &q.query_text {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(t);
+    }
+    if q.match_limit == 0 || (text.trim().is_empty() && q.embedding.is_none()) {
+        return Ok(Vec::new());
+    }
+    let filter = SearchFilter {
+        user: q.match_user_only.then(|| q.user.clone()),
+        ..SearchFilter::default()
+    };
+    let query = SearchQuery {
+        text: truncate_query(text),
+        embedding: q.embedding.clone(),
+        mode: SearchMode::Hybrid,
+        k: q.match_limit
+            .saturating_mul(2)
+            .min(crate::search::query::MAX_K),
+        filter,
+        snippets: false,
+        ..SearchQuery::default()
+    };
+    let hits = store.search(&query)?;
+    let best = hits.iter().map(|h| h.score).fold(0.0f32, f32::max);
+    let out = hits
+        .iter()
+        .filter_map(|h| {
+            store.get(&h.id).map(|r| {
+                (
+                    r,
+                    if best > 0.0 {
+                        (h.score / best).clamp(0.0, 1.0)
+                    } else {
+                        1.0
+                    },
+                )
+            })
+        })
+        .collect();
+    Ok(out)
+}
+
+/// Query text within the search's byte limit, cut at a char boundary.
+fn truncate_query(mut text: String) -> String {
+    let max = crate::search::query::MAX_QUERY_BYTES;
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}

@@ -1,1 +1,0 @@
-//! Token counting: tiktoken-rs behind the `tiktoken` feature, a cheap estimator otherwise.
