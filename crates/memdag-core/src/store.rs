@@ -7,7 +7,7 @@
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::dag::{Dag, Direction};
@@ -355,6 +355,7 @@ impl Store {
         self.meta_dirty || !self.dirty.is_empty() || !self.blobs_dirty.is_empty()
     }
 
+    #[cfg(feature = "std")]
     /// The ids of records changed since the last take, and whether the meta changed; clears both.
     pub(crate) fn take_dirty(&mut self) -> (Vec<String>, bool) {
         self.dirty_set.clear();
@@ -364,6 +365,7 @@ impl Store {
         )
     }
 
+    #[cfg(feature = "std")]
     /// Marks keys dirty again, e.g. after the host failed to write a change set.
     pub(crate) fn restore_dirty(&mut self, ids: &[String], meta: bool) {
         for id in ids {
@@ -372,6 +374,7 @@ impl Store {
         self.meta_dirty |= meta;
     }
 
+    #[cfg(feature = "std")]
     /// Rebuilds a store from decoded records, checking the DAG invariant.
     pub(crate) fn from_records(mut records: Vec<(String, Record)>, next_seq: u64) -> Result<Self> {
         records.sort_by_key(|(_, r)| r.seq);
@@ -390,7 +393,7 @@ impl Store {
             if store.by_id.contains_key(&r.id) {
                 return Err(Error::CorruptData {
                     key,
-                    reason: "duplicate record id".to_string(),
+                    reason: "duplicate record id".into(),
                 });
             }
             store.insert(r);
