@@ -142,6 +142,51 @@ export class Memory {
   requeue(changes: Iterable<Change>): void;
   /** Every stored key and value: a full export. */
   snapshot(): Entry[];
+  /** Searches: BM25, vector or hybrid (default), filters inside. Throws `INVALID_INPUT`. */
+  search(query: SearchQuery): SearchHit[];
+  /** Regular-expression search over raw logs; offsets are UTF-16 into the field's text. */
+  grep(query: GrepQuery): GrepMatch[];
+  /** The memory block for a new turn, counting an access per record returned. */
+  recall(query: RecallQuery): Recall;
+  /** `recall` without counting accesses. */
+  recallView(query: RecallQuery): Recall;
+  /** How often recall returned record `id` since this memory was created or loaded. */
+  accessCount(id: string): number;
+  /** The prompt asking an LLM to compact record `id` (updating `previous` when given). */
+  compactionPrompt(id: string, previous?: CompactNode | null): string;
+  /** Applies an LLM answer as the compact node of `id`; `HOST` if malformed (nothing changes). */
+  applyCompaction(id: string, answer: string): MemoryRecord;
+  /** Compacts `id` with the deterministic extractive compactor. */
+  compactExtractive(id: string): MemoryRecord;
+  /** Cuts oversized tool messages, storing full texts as blobs. The input is not modified. */
+  compactToolResults(messages: Message[], limits?: ToolResultLimits): { messages: Message[]; blobIds: string[] };
+  /** Stores a text blob; returns its content-derived id. */
+  putBlob(text: string): string;
+  /** A blob's text, or `undefined`. */
+  blob(id: string): string | undefined;
+  /** Removes a blob; whether there was one. */
+  removeBlob(id: string): boolean;
+  /** Every blob id, sorted. */
+  blobIds(): string[];
+  /** Every thread with its record count and newest `createdAt`, newest first. */
+  threads(): Group[];
+  /** Every user with its record count and newest `createdAt`, newest first. */
+  users(): Group[];
+  /** The ids of the records naming `id` as a parent. */
+  children(id: string): string[];
+  /** Whether turns without an embedding get one from the built-in embedder (not persisted). */
+  autoEmbed: boolean;
+  /** The dimension of the memory's vectors; 0 before the first. */
+  readonly dimension: number;
+  /**
+   * Opens a memory on a storage adapter (default: IndexedDB database `memdag:<name>` where
+   * `indexedDB` exists, else an in-memory Map) and loads it.
+   *
+   * @example
+   * const memory = await Memory.open({ name: 'agent', autoFlush: true });
+   * const turn = await memory.add({ thread: 't1', input: 'hi', output: 'hello', createdAt: Date.now() });
+   */
+  static open(options?: OpenOptions): Promise<PersistentMemory>;
   /** The number of records. */
   readonly len: number;
   /** Whether the memory holds no record. */
@@ -149,3 +194,342 @@ export class Memory {
   /** Frees the WebAssembly memory of this instance; it must not be used afterwards. */
   free(): void;
 }
+
+/** Which signals rank search hits. */
+export type SearchMode = 'bm25' | 'vector' | 'hybrid';
+
+/** Conditions a hit must meet; applied before the top `k` are taken. */
+export interface SearchFilter {
+  thread?: string | null;
+  user?: string | null;
+  /** Only records carrying every one of these tags. */
+  tags?: string[];
+  /** Created at or after (ms). */
+  since?: number | null;
+  /** Created before (ms). */
+  until?: number | null;
+  /** Only these ids. */
+  ids?: string[] | null;
+}
+
+/** A search query; every field is optional but `text` or `embedding`. */
+export interface SearchQuery {
+  text?: string;
+  embedding?: Float32Array | number[] | null;
+  /** Default `hybrid`. */
+  mode?: SearchMode;
+  /** 1 to 1000, default 10. */
+  k?: number;
+  filter?: SearchFilter;
+  fusion?: 'weighted' | 'rrf';
+  /** Weight of the vector signal in weighted fusion, default 0.7. */
+  vectorWeight?: number;
+  rrfK?: number;
+  minScore?: number | null;
+  /** Keep one of hits with identical input and output (default true). */
+  dedup?: boolean;
+  bm25?: { k1?: number; b?: number; weights?: { input?: number; output?: number; compact?: number; steps?: number } };
+  ef?: number | null;
+  snippets?: boolean;
+}
+
+/** One search hit. */
+export interface SearchHit {
+  id: string;
+  score: number;
+  bm25: number | null;
+  vector: number | null;
+  /** An excerpt with matched terms marked «like this». */
+  snippet: string;
+}
+
+/** A regular-expression query over raw logs. */
+export interface GrepQuery {
+  pattern: string;
+  caseInsensitive?: boolean;
+  /** Among `input`, `output`, `args`, `results`; empty means all. */
+  fields?: Array<'input' | 'output' | 'args' | 'results'>;
+  filter?: SearchFilter;
+  /** Default 100, at most 10,000. */
+  maxMatches?: number;
+}
+
+/** One grep match. */
+export interface GrepMatch {
+  id: string;
+  /** `input`, `output`, `steps[i].args` or `steps[i].result`. */
+  field: string;
+  line: number;
+  /** UTF-16 offsets into the field's text. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** A token encoding. */
+export type Encoding = 'cl100k_base' | 'o200k_base';
+
+/** What to recall; every field but `thread` is optional. */
+export interface RecallQuery {
+  thread: string;
+  user?: string;
+  keywords?: string[];
+  queryText?: string | null;
+  embedding?: Float32Array | number[] | null;
+  /** Default 2,000; the block never exceeds it. */
+  budgetTokens?: number;
+  encoding?: Encoding;
+  now?: number | null;
+  halfLifeMs?: number;
+  threadLimit?: number;
+  userLimit?: number;
+  matchLimit?: number;
+  matchUserOnly?: boolean;
+  ancestorDepth?: number;
+  ancestorLimit?: number;
+  itemTokens?: number;
+  rawItemTokens?: number;
+  weights?: Partial<Record<'recency' | 'importance' | 'access' | 'relevance' | 'thread' | 'user' | 'matched' | 'ancestor', number>>;
+}
+
+/** One recalled record. */
+export interface RecallItem {
+  id: string;
+  section: 'thread' | 'user' | 'match' | 'ancestor';
+  score: number;
+  text: string;
+  tokens: number;
+  raw: boolean;
+}
+
+/** The answer of a recall. */
+export interface Recall {
+  items: RecallItem[];
+  /** The rendered block, ready to inject. */
+  block: string;
+  /** Tokens of `block`, at most the budget. */
+  tokens: number;
+  omitted: number;
+}
+
+/** A chat message for the context tools. */
+export interface Message {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  toolCallId?: string;
+  toolCalls?: string[];
+}
+
+/** Token limits of tool results. */
+export interface ToolResultLimits {
+  recentTokens?: number;
+  oldTokens?: number;
+  recentCount?: number;
+  encoding?: Encoding;
+}
+
+/** A thread or user in a listing. */
+export interface Group {
+  name: string;
+  count: number;
+  newest: number;
+}
+
+/** The tokens of `text` (an estimate unless built with the `tiktoken` feature). */
+export function countTokens(text: string, encoding?: Encoding): number;
+/** Whether counts in `encoding` are exact BPE counts. */
+export function tokensExact(encoding?: Encoding): boolean;
+/** Splits messages into older ones to compact and newer ones to keep. */
+export function checkContext(
+  messages: Message[],
+  options?: { threshold?: number; reserve?: number; encoding?: Encoding },
+): {
+  totalTokens: number;
+  needsCompaction: boolean;
+  toCompact: Message[];
+  toKeep: Message[];
+  compactTokens: number;
+  keepTokens: number;
+};
+/** Cuts one tool output to `limit` tokens with a marker naming the blob of the full text. */
+export function compactToolResult(
+  text: string,
+  limit: number,
+  encoding?: Encoding,
+): { text: string; truncated: boolean; blobId: string | null; full: string | null; originalTokens: number; tokens: number };
+
+/**
+ * A byte-oriented storage adapter. Adapters know nothing about what keys mean. Every failure
+ * rejects with an Error whose `code` is `STORAGE` (with `reason`, the backend's error name) or
+ * `INVALID_INPUT` for a value that is not bytes.
+ */
+export interface StorageAdapter {
+  /** The bytes under `key`, or `undefined`. */
+  load(key: string): Promise<Uint8Array | undefined>;
+  save(key: string, bytes: Uint8Array): Promise<void>;
+  /** Idempotent. */
+  remove(key: string): Promise<void>;
+  /** Every entry whose key starts with `prefix` (all for `""`), sorted by key. */
+  loadRange(prefix: string): Promise<Entry[]>;
+  removeRange(prefix: string): Promise<void>;
+  /** Applies a change set in order; all or nothing when `atomic`. */
+  saveBatch(changes: Iterable<Change>): Promise<void>;
+  close?(): void | Promise<void>;
+  readonly atomic?: boolean;
+}
+
+/** The storage adapter on IndexedDB (written in Rust against web-sys). */
+export class IndexedDbStorage implements StorageAdapter {
+  private constructor();
+  /** Opens (creating or upgrading) the database `name`. */
+  static open(name: string): Promise<IndexedDbStorage>;
+  /** Deletes the database `name`. */
+  static deleteDatabase(name: string): Promise<void>;
+  /** The schema version this build writes. */
+  static readonly schemaVersion: number;
+  readonly atomic: boolean;
+  load(key: string): Promise<Uint8Array | undefined>;
+  save(key: string, bytes: Uint8Array): Promise<void>;
+  remove(key: string): Promise<void>;
+  loadRange(prefix: string): Promise<Entry[]>;
+  removeRange(prefix: string): Promise<void>;
+  saveBatch(changes: Iterable<Change>): Promise<void>;
+  close(): void;
+  free(): void;
+}
+
+/** A storage adapter on a Map (shared through `map`). */
+export class MemoryStorage implements StorageAdapter {
+  constructor(map?: Map<string, Uint8Array>);
+  readonly map: Map<string, Uint8Array>;
+  readonly atomic: true;
+  load(key: string): Promise<Uint8Array | undefined>;
+  save(key: string, bytes: Uint8Array): Promise<void>;
+  remove(key: string): Promise<void>;
+  loadRange(prefix: string): Promise<Entry[]>;
+  removeRange(prefix: string): Promise<void>;
+  saveBatch(changes: Iterable<Change>): Promise<void>;
+  close(): void;
+}
+
+/** An async key-value object, such as Workers KV shaped by `workersKv`. */
+export interface KeyValueObject {
+  get(key: string): Promise<Uint8Array | ArrayBuffer | null | undefined>;
+  put(key: string, bytes: Uint8Array): Promise<unknown>;
+  delete(key: string): Promise<unknown>;
+  list(prefix: string): Promise<Iterable<string | { name: string }>> | AsyncIterable<string | { name: string }>;
+}
+
+/** A storage adapter over any async key-value object; `saveBatch` is not atomic. */
+export class KeyValueStorage implements StorageAdapter {
+  constructor(kv: KeyValueObject, options?: { prefix?: string });
+  readonly atomic: false;
+  load(key: string): Promise<Uint8Array | undefined>;
+  save(key: string, bytes: Uint8Array): Promise<void>;
+  remove(key: string): Promise<void>;
+  loadRange(prefix: string): Promise<Entry[]>;
+  removeRange(prefix: string): Promise<void>;
+  saveBatch(changes: Iterable<Change>): Promise<void>;
+  close(): void;
+}
+
+/** Shapes a Cloudflare Workers KV namespace as a `KeyValueObject`. */
+export function workersKv(namespace: {
+  get(key: string, type: 'arrayBuffer'): Promise<ArrayBuffer | null>;
+  put(key: string, value: Uint8Array): Promise<void>;
+  delete(key: string): Promise<void>;
+  list(options: { prefix?: string; cursor?: string }): Promise<{ keys: { name: string }[]; list_complete: boolean; cursor?: string }>;
+}): KeyValueObject;
+
+/** Options of `Memory.open`. */
+export interface OpenOptions {
+  /** Names the store (the IndexedDB database `memdag:<name>`, the lock and the channel). */
+  name?: string;
+  storage?: StorageAdapter;
+  /** The host's embedder; absent: the built-in lexical embedder. Calls are batched. */
+  embed?: (texts: string[]) => Promise<Array<Float32Array | number[]>>;
+  /** The host's LLM; absent: the extractive compactor. */
+  complete?: (prompt: string) => Promise<string>;
+  /** Flush after each turn (default false). */
+  autoFlush?: boolean;
+  /** Refresh when another tab flushes (BroadcastChannel hint; default true). */
+  sync?: boolean;
+}
+
+/** What a flush did. */
+export interface FlushResult {
+  /** Keys written (0: nothing to do). */
+  written: number;
+  /** The stored flush counter after it. */
+  generation: number;
+  /** Unflushed operations that no longer applied after reloading another tab's writes. */
+  conflicts: Array<{ op: string; args: unknown[]; error: MemdagError }>;
+}
+
+/**
+ * A memory bound to storage and host callbacks (from `Memory.open`). Reads are synchronous;
+ * `flush` writes the change set in one transaction under a Web Lock, reloading first when
+ * another tab wrote. Events: `change` (reloaded), `error` (a failed automatic flush).
+ */
+export class PersistentMemory extends EventTarget {
+  private constructor();
+  readonly name: string;
+  readonly storage: StorageAdapter;
+  readonly generation: number;
+  /** Operations not yet flushed. */
+  readonly pending: number;
+  readonly len: number;
+  readonly isEmpty: boolean;
+  readonly dimension: number;
+  addTurn(turn: NewTurn): MemoryRecord;
+  /** Embeds with the host (when given), adds, and flushes with `autoFlush`. */
+  add(turn: NewTurn): Promise<MemoryRecord>;
+  /** Adds turns with one `embed` call and one flush. */
+  addMany(turns: Iterable<NewTurn>): Promise<MemoryRecord[]>;
+  get(id: string): MemoryRecord | undefined;
+  recent(thread: string, n: number): MemoryRecord[];
+  byUser(user: string, n: number): MemoryRecord[];
+  ancestors(id: string, depth?: number, limit?: number): MemoryRecord[];
+  descendants(id: string, depth?: number, limit?: number): MemoryRecord[];
+  children(id: string): string[];
+  threads(): Group[];
+  users(): Group[];
+  delete(id: string): MemoryRecord;
+  search(query: SearchQuery): SearchHit[];
+  /** `search` with the query embedded by the host's `embed`. */
+  searchAsync(query: SearchQuery): Promise<SearchHit[]>;
+  grep(query: GrepQuery): GrepMatch[];
+  recall(query: RecallQuery): Recall;
+  recallView(query: RecallQuery): Recall;
+  /** `recall` with the query embedded by the host's `embed`. */
+  recallAsync(query: RecallQuery): Promise<Recall>;
+  accessCount(id: string): number;
+  compactionPrompt(id: string, previous?: CompactNode | null): string;
+  applyCompaction(id: string, answer: string): MemoryRecord;
+  compactExtractive(id: string): MemoryRecord;
+  /** Compacts with the host's `complete`, or extractively without one. */
+  compact(id: string, options?: { previous?: CompactNode | null }): Promise<MemoryRecord>;
+  compactMany(ids: Iterable<string>, options?: { concurrency?: number }): Promise<MemoryRecord[]>;
+  compactToolResults(messages: Message[], limits?: ToolResultLimits): { messages: Message[]; blobIds: string[] };
+  putBlob(text: string): string;
+  blob(id: string): string | undefined;
+  removeBlob(id: string): boolean;
+  blobIds(): string[];
+  snapshot(): Entry[];
+  flush(): Promise<FlushResult>;
+  /** Reloads when another writer flushed, keeping unflushed work. */
+  refresh(): Promise<{ reloaded: boolean; conflicts: FlushResult['conflicts'] }>;
+  /** The whole memory as an export file. */
+  exportBytes(): Uint8Array;
+  /** Replaces memory and storage with an export file. */
+  importBytes(bytes: Uint8Array | ArrayBuffer): Promise<{ records: number }>;
+  /** Flushes, then releases storage and wasm memory. */
+  close(): Promise<void>;
+}
+
+/** The storage key of the flush counter. */
+export const GENERATION_KEY: string;
+/** Encodes entries as an export file. */
+export function encodeExport(entries: Entry[]): Uint8Array;
+/** Decodes an export file; `INVALID_INPUT` if it is not one. */
+export function decodeExport(bytes: Uint8Array | ArrayBuffer): Entry[];

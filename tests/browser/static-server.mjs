@@ -14,8 +14,8 @@ const TYPES = {
   '.ts': 'text/plain; charset=utf-8',
 };
 
-/** Serves `root` on an ephemeral 127.0.0.1 port. Resolves to `{ url, close }`. */
-export async function serve(root) {
+/** Serves `root` on 127.0.0.1 (`port` 0: an ephemeral one). Resolves to `{ url, close }`. */
+export async function serve(root, port = 0) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
@@ -36,10 +36,10 @@ export async function serve(root) {
       res.writeHead(404).end();
     }
   });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address();
+  await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
+  const { port: bound } = server.address();
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     close: () => new Promise((ok) => server.close(ok)),
   };
 }

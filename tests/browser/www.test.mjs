@@ -1,86 +1,120 @@
-// The demo page (www/) in headless Debian Chromium: it loads the built package from ../pkg/,
-// adds turns from its form and lists them.
+// The memory explorer (www/) in headless Chromium with a profile on disk: store turns through
+// its form, restart the browser, and find the turns, the DAG, Chinese search and the recall
+// block still there. Saves a screenshot to tests/out/explorer.png (and, with
+// UPDATE_SCREENSHOTS=1, to the committed tests/screenshots/explorer.png).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 
+import { launchPersistent, watch } from './chromium.mjs';
 import { serve } from './static-server.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const profile = mkdtempSync(join(tmpdir(), 'memdag-profile-'));
 let server;
-let browser;
 
 before(async () => {
   server = await serve(root);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 });
 
 after(async () => {
-  await browser?.close();
   await server?.close();
+  rmSync(profile, { recursive: true, force: true });
 });
 
-test('the page adds a turn from its form and lists it', async () => {
-  const page = await browser.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-  });
-  const wasm = page.waitForResponse((r) => r.url().endsWith('.wasm'));
+async function explorer(context) {
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.setViewportSize({ width: 1500, height: 900 });
+  const problems = watch(page);
+  await page.goto(`${server.url}/www/?store=e2e`);
+  await page.waitForSelector('body[data-ready="true"]', { state: 'attached', timeout: 15000 });
+  return { page, problems };
+}
 
-  await page.goto(`${server.url}/www/`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 15000 });
-  const wasmResponse = await wasm;
-  assert.equal(wasmResponse.status(), 200);
-  assert.equal(wasmResponse.headers()['content-type'], 'application/wasm');
+async function addTurn(page, { thread, input, output, tags = '' }) {
+  await page.fill('#thread', thread);
+  await page.fill('#input', input);
+  await page.fill('#output', output);
+  await page.fill('#tags', tags);
+  await page.click('#turn-form button[type="submit"]');
+  await page.locator('#turns .record', { hasText: input }).waitFor({ timeout: 5000 });
+  return page.locator('#turns .record', { hasText: input }).getAttribute('data-id');
+}
 
-  await page.fill('#thread', 'demo');
-  await page.fill('#input', 'what is memdag?');
-  await page.fill('#output', 'a DAG of turns');
-  await page.click('button[type="submit"]');
-  const first = page.locator('.record', { hasText: 'what is memdag?' });
-  await first.waitFor({ timeout: 5000 });
-  assert.equal(await first.locator('.turn').textContent(), 'what is memdag? → a DAG of turns');
-  assert.equal(await first.locator('.parents').textContent(), 'root');
-  const firstId = await first.getAttribute('data-id');
-  assert.match(firstId, /^[0-9a-f]{16}$/);
+test('turns, the DAG, search and recall survive a browser restart', async () => {
+  let context = await launchPersistent(profile);
+  let { page, problems } = await explorer(context);
+  // Each new turn pre-fills the parents field with the one before, so they form a chain;
+  // the third names two parents, making a merge.
+  const first = await addTurn(page, { thread: 'demo', input: 'what is memdag?', output: 'a DAG of turns' });
+  const second = await addTurn(page, { thread: 'demo', input: '我们讨论了数据库迁移的计划', output: '好的，先备份', tags: 'db' });
+  await page.fill('#parents', `${first}, ${second}`);
+  const third = await addTurn(page, { thread: 'demo', input: 'merge both ideas', output: 'done' });
+  const other = await addTurn(page, { thread: 'other', input: 'another thread', output: 'ok' });
+  assert.equal(await page.textContent('#count'), '4');
+  assert.deepEqual(problems, []);
+  await context.close();
 
-  // The form pre-fills the new record as the next turn's parent.
-  assert.equal(await page.inputValue('#parents'), firstId);
-  await page.fill('#input', 'tell me more');
-  await page.click('button[type="submit"]');
-  const second = page.locator('.record', { hasText: 'tell me more' });
-  await second.waitFor({ timeout: 5000 });
-  assert.equal(await second.locator('.parents').textContent(), `parents: ${firstId}`);
-  assert.equal(await page.textContent('#count'), '2');
+  context = await launchPersistent(profile);
+  ({ page, problems } = await explorer(context));
+  assert.equal(await page.textContent('#count'), '4', 'the store was reloaded from IndexedDB');
+  assert.deepEqual(await page.locator('#threads li').allTextContents(), ['other (1)', 'demo (3)']);
+  await page.click('#threads li[data-thread="demo"]');
   assert.deepEqual(
-    await page.locator('.record .turn').allTextContents(),
-    ['tell me more → ', 'what is memdag? → a DAG of turns'],
-    'newest first',
+    await page.locator('#turns .record .turn').allTextContents(),
+    ['merge both ideas → done', '我们讨论了数据库迁移的计划 → 好的，先备份', 'what is memdag? → a DAG of turns'],
   );
 
-  // An unknown parent is refused with its code, and nothing is added.
-  await page.fill('#input', 'orphan');
-  await page.fill('#parents', 'ghost');
-  await page.click('button[type="submit"]');
-  await page.waitForFunction(() => document.querySelector('#status').textContent !== '');
-  assert.match(await page.textContent('#status'), /^UNKNOWN_PARENT: /);
-  assert.equal(await page.textContent('#count'), '2');
+  await page.click(`#turns .record[data-id="${third}"]`);
+  assert.equal(await page.textContent('#record-id'), third);
+  assert.equal(await page.textContent('#record-meta dd[data-field="parents"]'), `${first}, ${second}`);
+  // Ancestors first and second above it; below, the turn of the other thread that used it.
+  assert.equal(await page.locator('#dag svg .node').count(), 4);
+  assert.equal(await page.locator(`#dag line[data-edge="${third}->${other}"]`).count(), 1);
+  assert.equal(await page.locator(`#dag line[data-edge="${first}->${third}"]`).count(), 1);
+  assert.equal(await page.locator(`#dag line[data-edge="${second}->${third}"]`).count(), 1);
+  assert.match(await page.textContent('#raw-log'), /user: merge both ideas/);
 
+  await page.click('#compact');
+  await page.locator('#compact-node .section-name').first().waitFor({ timeout: 5000 });
+
+  // A Chinese record is found by a two-character word; filters apply inside the search.
+  await page.fill('#search-text', '迁移');
+  await page.selectOption('#search-mode', 'bm25');
+  await page.fill('#filter-thread', 'other');
+  await page.click('#search-form button[type="submit"]');
+  await page.waitForFunction(() => document.querySelector('#status').textContent === 'no hits');
+  await page.fill('#filter-thread', '');
+  await page.fill('#filter-tags', 'db');
+  await page.click('#search-form button[type="submit"]');
+  await page.locator('#hits .hit').first().waitFor({ timeout: 5000 });
+  assert.equal(await page.locator('#hits .hit').count(), 1);
+  assert.equal(await page.locator('#hits .hit').first().getAttribute('data-id'), second);
+  assert.equal(await page.locator('#hits .hit mark').first().textContent(), '迁移');
+
+  assert.equal(await page.textContent('#recall-thread'), 'demo');
+  const tokens = Number(await page.textContent('#recall-tokens'));
+  assert.ok(tokens > 0 && tokens <= 600, `recall tokens ${tokens}`);
+  assert.match(await page.textContent('#recall-block'), /# Memory recall · thread demo/);
+
+  // Export then import into another store keeps every record.
+  const moved = await page.evaluate(async () => {
+    const bytes = window.memdag.memory.exportBytes();
+    const { Memory } = await import('/pkg/index.js');
+    const copy = await Memory.open({ name: 'e2e-copy' });
+    await copy.importBytes(bytes);
+    return copy.len;
+  });
+  assert.equal(moved, 4);
+
+  mkdirSync(join(root, 'tests/out'), { recursive: true });
+  await page.screenshot({ path: join(root, 'tests/out/explorer.png'), fullPage: true });
+  if (process.env.UPDATE_SCREENSHOTS) {
+    await page.screenshot({ path: join(root, 'tests/screenshots/explorer.png'), fullPage: true });
+  }
   assert.deepEqual(problems, []);
-  await page.close();
+  await context.close();
 });

@@ -55,3 +55,56 @@ mem.addTurn({ thread: 't', parent: ['x'] });
 mem.len = 3;
 
 export { n, empty, vector, lists };
+
+// The async API: Memory.open, storage adapters, host callbacks, search, recall, context tools.
+import {
+  IndexedDbStorage,
+  KeyValueStorage,
+  MemoryStorage,
+  checkContext,
+  compactToolResult,
+  countTokens,
+  workersKv,
+  type FlushResult,
+  type PersistentMemory,
+  type Recall,
+  type SearchHit,
+  type StorageAdapter,
+} from '../../pkg/index.js';
+
+async function asyncUsage(): Promise<void> {
+  const storage: StorageAdapter = new MemoryStorage();
+  const idb: StorageAdapter = await IndexedDbStorage.open('db');
+  const kv = new KeyValueStorage({
+    get: async () => null,
+    put: async () => {},
+    delete: async () => {},
+    list: async () => ['a', { name: 'b' }],
+  });
+  const memory: PersistentMemory = await Memory.open({
+    name: 'agent',
+    storage,
+    autoFlush: true,
+    embed: async (texts) => texts.map(() => new Float32Array(3)),
+    complete: async (prompt) => prompt,
+  });
+  const r = await memory.add({ thread: 't', input: 'hi' });
+  await memory.addMany([{ thread: 't', parents: [r.id] }]);
+  const hits: SearchHit[] = await memory.searchAsync({ text: '迁移', mode: 'bm25', filter: { thread: 't', tags: [] } });
+  const recall: Recall = memory.recallView({ thread: 't', budgetTokens: 500 });
+  const flushed: FlushResult = await memory.flush();
+  const file: Uint8Array = memory.exportBytes();
+  await memory.importBytes(file);
+  await memory.compact(r.id);
+  const n: number = countTokens('hello', 'o200k_base') + recall.tokens + hits.length + flushed.generation;
+  checkContext([{ role: 'user', content: 'x' }], { threshold: 10 }).toKeep.forEach((m) => m.content);
+  compactToolResult('long', 10).blobId?.toUpperCase();
+  memory.grep({ pattern: 'E\\d+', fields: ['input'] }).map((m) => m.start);
+  // @ts-expect-error mode is one of three names
+  memory.search({ text: 'x', mode: 'fuzzy' });
+  workersKv;
+  console.log(idb, kv, n);
+  await memory.close();
+}
+
+export { asyncUsage };

@@ -75,7 +75,7 @@ pub fn changes_from_js(changes: &JsValue) -> Result<Vec<Change>, JsValue> {
 }
 
 /// Calls `f(key, value)` for each `[key, value]` pair of a JS iterable.
-fn for_each_pair(
+pub fn for_each_pair(
     iterable: &JsValue,
     what: &str,
     mut f: impl FnMut(String, JsValue) -> Result<(), Error>,

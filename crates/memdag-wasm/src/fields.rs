@@ -4,13 +4,47 @@
 //! it never sees a misspelt property. [`field_names`] asks serde's derive for the list of
 //! names it accepts, so input can be checked against it without a hand-kept copy.
 
-use serde::de::{self, Deserialize, Deserializer, Visitor};
+use js_sys::Object;
+use memdag_core::Error;
+use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, Visitor};
+use serde::Serialize;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// The names `T`'s derived `Deserialize` accepts, or an empty list if `T` is not a struct.
 pub fn field_names<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
     let mut names: &'static [&'static str] = &[];
     let _ = T::deserialize(Probe(&mut names));
     names
+}
+
+/// Reads a `T` from a plain JS object, refusing properties `T` does not know, so a typo fails
+/// with `INVALID_INPUT` instead of being silently ignored. (serde's `deny_unknown_fields`
+/// cannot do this: serde-wasm-bindgen only looks up the known names.) Only the top level is
+/// checked; nested objects are read by name. Malformed input is `INVALID_INPUT`, with `what`
+/// naming the argument.
+pub fn parse_object<T: DeserializeOwned>(what: &str, value: JsValue) -> Result<T, Error> {
+    let Some(object) = value.dyn_ref::<Object>() else {
+        return Err(Error::invalid(format!("{what} must be an object")));
+    };
+    let known = field_names::<T>();
+    for key in Object::keys(object) {
+        let key = key.as_string().unwrap_or_default();
+        if !known.contains(&key.as_str()) {
+            return Err(Error::invalid(format!("{what}: unknown property {key:?}")));
+        }
+    }
+    serde_wasm_bindgen::from_value(value).map_err(|e| {
+        let message = e.to_string();
+        Error::invalid(format!("{what}: {}", message.trim_start_matches("Error: ")))
+    })
+}
+
+/// Converts an output value to a plain JS object (`null` for `None`, numbers as numbers).
+pub fn to_plain<T: Serialize>(what: &str, value: &T) -> Result<JsValue, Error> {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    value
+        .serialize(&serializer)
+        .map_err(|e| Error::invalid(format!("{what}: {e}")))
 }
 
 /// A deserializer that records the field list of `deserialize_struct` and then gives up.

@@ -1,12 +1,18 @@
 //! The JS face of memdag: a thin wasm-bindgen binding over `memdag-core`.
 //!
-//! It exports one class, [`Memory`], with camelCase methods. Records cross as plain JS
+//! It exports the [`Memory`] class, with camelCase methods. Records cross as plain JS
 //! objects, change sets as `[key, Uint8Array | null]` pairs, and every core error as a JS
 //! `Error` carrying the core's stable `code` (see [`error`]). The core stays free of binding
 //! dependencies; all conversion lives here, one concept per module:
 //!
 //! - [`memory`]: the `Memory` class and its `RefCell`-guarded store;
 //! - [`turn`]: new turns in, records out;
+//! - [`search`]: BM25, vector and hybrid search, grep, the built-in embedder switch;
+//! - [`recall`]: the Mode-1 recall block;
+//! - [`compact`]: compaction prompts, LLM answers and the extractive compactor;
+//! - [`context`]: token counts, context checks, tool-result cuts and blobs;
+//! - [`listing`]: threads, users and children, for tools;
+//! - [`storage`]: the IndexedDB storage adapter (`IndexedDbStorage`);
 //! - [`entries`]: change sets and stored entries;
 //! - [`error`]: core errors as JS `Error`s;
 //! - [`fields`]: the property names a struct accepts, to refuse unknown ones.
@@ -14,10 +20,16 @@
 //! Build the npm package with `scripts/build-pkg.sh`; its sources live in `pkg/`.
 #![warn(missing_docs)]
 
+pub mod compact;
+pub mod context;
 pub mod entries;
 pub mod error;
 pub mod fields;
+pub mod listing;
 pub mod memory;
+pub mod recall;
+pub mod search;
+pub mod storage;
 pub mod turn;
 
 pub use memory::Memory;

@@ -161,11 +161,14 @@ impl Memory {
         f(&mut store)
     }
 
-    fn read<T>(&self, f: impl FnOnce(&Store) -> Result<T, Error>) -> Result<T, JsValue> {
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Store) -> Result<T, Error>) -> Result<T, JsValue> {
         self.try_read(f).map_err(throw)
     }
 
-    fn write<T>(&self, f: impl FnOnce(&mut Store) -> Result<T, Error>) -> Result<T, JsValue> {
+    pub(crate) fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Store) -> Result<T, Error>,
+    ) -> Result<T, JsValue> {
         self.try_write(f).map_err(throw)
     }
 }
@@ -173,7 +176,7 @@ impl Memory {
 /// A JS string argument. Anything else is `INVALID_INPUT`. (Arguments are taken as `JsValue`
 /// because wasm-bindgen's glue for `&str` does not check the type: a number passed there
 /// corrupts the call instead of failing cleanly.)
-fn string(name: &str, value: &JsValue) -> Result<String, JsValue> {
+pub(crate) fn string(name: &str, value: &JsValue) -> Result<String, JsValue> {
     value
         .as_string()
         .ok_or_else(|| throw(Error::invalid(format!("{name} must be a string"))))
@@ -181,7 +184,7 @@ fn string(name: &str, value: &JsValue) -> Result<String, JsValue> {
 
 /// A JS count argument as `usize`: a non-negative whole number, `Infinity` or omitted for
 /// unbounded. Anything else is `INVALID_INPUT`.
-fn count(name: &str, n: Option<f64>) -> Result<usize, JsValue> {
+pub(crate) fn count(name: &str, n: Option<f64>) -> Result<usize, JsValue> {
     count_of(name, n).map_err(throw)
 }
 

@@ -10,12 +10,12 @@
 //! in: `importance` is widened through its shortest decimal form (`0.7`, not
 //! `0.699999988079071`), and `embedding` comes out as a `Float32Array`.
 
-use js_sys::{Float32Array, Object, Reflect};
+use js_sys::{Float32Array, Reflect};
 use memdag_core::{CompactNode, Error, NewTurn, Record, Step};
 use serde::{Deserialize, Serialize};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
-use crate::fields::field_names;
+use crate::fields::parse_object;
 
 /// A new turn as JS writes it. Unknown properties are refused, so a typo such as `parent`
 /// for `parents` fails with `INVALID_INPUT` instead of silently adding a root. (serde's
@@ -42,20 +42,7 @@ pub struct TurnInput {
 impl TurnInput {
     /// Reads a turn from a JS object. Malformed input is `INVALID_INPUT`.
     pub fn from_js(value: JsValue) -> Result<Self, Error> {
-        let Some(object) = value.dyn_ref::<Object>() else {
-            return Err(Error::invalid("a turn must be an object"));
-        };
-        let known = field_names::<TurnInput>();
-        for key in Object::keys(object) {
-            let key = key.as_string().unwrap_or_default();
-            if !known.contains(&key.as_str()) {
-                return Err(Error::invalid(format!("turn: unknown property {key:?}")));
-            }
-        }
-        serde_wasm_bindgen::from_value(value).map_err(|e| {
-            let message = e.to_string();
-            Error::invalid(format!("turn: {}", message.trim_start_matches("Error: ")))
-        })
+        parse_object("turn", value)
     }
 }
 
@@ -157,6 +144,7 @@ pub fn widen(x: f32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fields::field_names;
 
     #[test]
     fn widen_keeps_the_decimal_form() {

@@ -1,0 +1,223 @@
+//! Mode-2 search from JS: `memory.search(query)`, `memory.grep(query)` and the built-in
+//! embedder switch.
+//!
+//! Queries are plain objects with camelCase names (`vectorWeight`, `minScore`,
+//! `caseInsensitive`, `maxMatches`); every property is optional but the text (or embedding, or
+//! pattern). Unknown top-level properties are `INVALID_INPUT`. Hits come back as plain objects.
+//!
+//! Grep offsets: the core reports UTF-8 byte offsets; JS strings index UTF-16 code units, so
+//! `start` and `end` are converted here, and `record[field].slice(start, end)` is the match.
+
+use memdag_core::search::{
+    Bm25Params, Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery,
+};
+use memdag_core::Record;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+use crate::fields::{parse_object, to_plain};
+use crate::memory::Memory;
+use crate::turn::widen;
+
+/// A search query as JS writes it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SearchInput {
+    text: Option<String>,
+    embedding: Option<Vec<f32>>,
+    mode: Option<SearchMode>,
+    k: Option<usize>,
+    filter: Option<SearchFilter>,
+    fusion: Option<Fusion>,
+    vector_weight: Option<f32>,
+    rrf_k: Option<f32>,
+    min_score: Option<f32>,
+    dedup: Option<bool>,
+    bm25: Option<Bm25Params>,
+    ef: Option<usize>,
+    snippets: Option<bool>,
+}
+
+impl From<SearchInput> for SearchQuery {
+    fn from(i: SearchInput) -> Self {
+        let d = SearchQuery::default();
+        SearchQuery {
+            text: i.text.unwrap_or(d.text),
+            embedding: i.embedding,
+            mode: i.mode.unwrap_or(d.mode),
+            k: i.k.unwrap_or(d.k),
+            filter: i.filter.unwrap_or(d.filter),
+            fusion: i.fusion.unwrap_or(d.fusion),
+            vector_weight: i.vector_weight.unwrap_or(d.vector_weight),
+            rrf_k: i.rrf_k.unwrap_or(d.rrf_k),
+            min_score: i.min_score,
+            dedup: i.dedup.unwrap_or(d.dedup),
+            bm25: i.bm25.unwrap_or(d.bm25),
+            ef: i.ef,
+            snippets: i.snippets.unwrap_or(d.snippets),
+        }
+    }
+}
+
+/// A grep query as JS writes it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GrepInput {
+    pattern: Option<String>,
+    case_insensitive: Option<bool>,
+    fields: Option<Vec<String>>,
+    filter: Option<SearchFilter>,
+    max_matches: Option<usize>,
+}
+
+impl From<GrepInput> for GrepQuery {
+    fn from(i: GrepInput) -> Self {
+        let d = GrepQuery::default();
+        GrepQuery {
+            pattern: i.pattern.unwrap_or(d.pattern),
+            case_insensitive: i.case_insensitive.unwrap_or(d.case_insensitive),
+            fields: i.fields.unwrap_or(d.fields),
+            filter: i.filter.unwrap_or(d.filter),
+            max_matches: i.max_matches.unwrap_or(d.max_matches),
+        }
+    }
+}
+
+/// A hit as JS reads it: scores in their shortest decimal form.
+#[derive(Serialize)]
+struct HitOutput<'a> {
+    id: &'a str,
+    score: f64,
+    bm25: Option<f64>,
+    vector: Option<f64>,
+    snippet: &'a str,
+}
+
+impl<'a> From<&'a SearchHit> for HitOutput<'a> {
+    fn from(h: &'a SearchHit) -> Self {
+        HitOutput {
+            id: &h.id,
+            score: widen(h.score),
+            bm25: h.bm25.map(widen),
+            vector: h.vector.map(widen),
+            snippet: &h.snippet,
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl Memory {
+    /// Searches the memory: BM25 full text, vectors, or both fused (`mode`, default hybrid),
+    /// with filters applied before the top `k` (default 10) are taken. Throws `INVALID_INPUT`
+    /// for a malformed query; an unmatched query gives `[]`.
+    pub fn search(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let query: SearchQuery = parse_object::<SearchInput>("query", query)
+            .map_err(crate::error::throw)?
+            .into();
+        self.read(|s| {
+            let hits = s.search(&query)?;
+            let out: Vec<HitOutput> = hits.iter().map(HitOutput::from).collect();
+            to_plain("search hits", &out)
+        })
+    }
+
+    /// Regular-expression search over the raw logs (input, output, step args and results).
+    /// `start`/`end` are UTF-16 offsets into the matched field. Throws `INVALID_INPUT` for a
+    /// bad pattern or option.
+    pub fn grep(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let query: GrepQuery = parse_object::<GrepInput>("query", query)
+            .map_err(crate::error::throw)?
+            .into();
+        self.read(|s| {
+            let mut matches = s.grep(&query)?;
+            for m in &mut matches {
+                if let Some(text) = s.get(&m.id).and_then(|r| field_text(r, &m.field)) {
+                    to_utf16(text, m);
+                }
+            }
+            to_plain("grep matches", &matches)
+        })
+    }
+
+    /// Whether turns added without an embedding get one from the built-in lexical embedder
+    /// (so vector and hybrid search work without a model). Not persisted: set it after `load`.
+    #[wasm_bindgen(getter, js_name = autoEmbed)]
+    pub fn auto_embed(&self) -> Result<bool, JsValue> {
+        self.read(|s| Ok(s.search_index().auto_embed()))
+    }
+
+    /// See the getter.
+    #[wasm_bindgen(setter, js_name = autoEmbed)]
+    pub fn set_auto_embed(&self, on: bool) -> Result<(), JsValue> {
+        self.write(|s| {
+            s.set_auto_embed(on);
+            Ok(())
+        })
+    }
+
+    /// The dimension of the memory's vectors, fixed by the first one; 0 before it.
+    #[wasm_bindgen(getter)]
+    pub fn dimension(&self) -> Result<u32, JsValue> {
+        self.read(|s| Ok(s.meta().dimension))
+    }
+}
+
+/// The text of a grep field name (`input`, `output`, `steps[i].args`, `steps[i].result`).
+fn field_text<'a>(r: &'a Record, field: &str) -> Option<&'a str> {
+    match field {
+        "input" => Some(&r.input),
+        "output" => Some(&r.output),
+        _ => {
+            let rest = field.strip_prefix("steps[")?;
+            let (i, part) = rest.split_once("].")?;
+            let step = r.steps.get(i.parse::<usize>().ok()?)?;
+            match part {
+                "args" => Some(&step.args),
+                "result" => Some(&step.result),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// Rewrites a match's byte offsets as UTF-16 offsets into `text`.
+fn to_utf16(text: &str, m: &mut GrepMatch) {
+    let units = |byte: usize| {
+        text.get(..byte)
+            .map_or(byte, |prefix| prefix.encode_utf16().count())
+    };
+    let (start, end) = (units(m.start), units(m.end));
+    m.start = start;
+    m.end = end;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grep_offsets_become_utf16() {
+        let text = "日本 error here";
+        let start = text.find("error").unwrap();
+        let mut m = GrepMatch {
+            start,
+            end: start + 5,
+            ..GrepMatch::default()
+        };
+        to_utf16(text, &mut m);
+        assert_eq!((m.start, m.end), (3, 8));
+    }
+
+    #[test]
+    fn partial_queries_take_the_core_defaults() {
+        let q: SearchQuery = SearchInput {
+            text: Some("x".into()),
+            ..SearchInput::default()
+        }
+        .into();
+        assert_eq!(q.k, SearchQuery::default().k);
+        assert!(q.dedup && q.snippets);
+        let g: GrepQuery = GrepInput::default().into();
+        assert_eq!(g.max_matches, GrepQuery::default().max_matches);
+    }
+}

@@ -1,0 +1,91 @@
+// Browser benchmark (not a test): memdag on real IndexedDB in headless Chromium.
+//
+//   node tests/bench/browser-bench.mjs [--sizes 10000,100000] [--flush 1000]
+//
+// Rows, in ms (median of 3 runs for flush, one run for the big opens):
+//   flush N turns      add N turns to an opened empty store, then one `flush()` (timed)
+//   cold open N        a fresh page (new JS realm, empty caches) runs `Memory.open` on a
+//                      store of N records written beforehand; timed from the call to resolve
+// Turns carry about 200 bytes of text and the built-in 256-d embedding (so the vector graph
+// is stored and loaded too). Run scripts/build-pkg.sh first.
+import { fileURLToPath } from 'node:url';
+
+import { launch } from '../browser/chromium.mjs';
+import { serve } from '../browser/static-server.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const sizes = opt('--sizes', '10000,100000').split(',').map(Number);
+const flushN = Number(opt('--flush', '1000'));
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+const server = await serve(root);
+const browser = await launch();
+const context = await browser.newContext();
+const rows = [];
+
+async function page() {
+  const p = await context.newPage();
+  await p.goto(`${server.url}/tests/browser/blank.html`);
+  await p.waitForSelector('body[data-ready="true"]', { state: 'attached', timeout: 30000 });
+  return p;
+}
+
+const fill = (p, name, n, timed) => p.evaluate(async ({ name, n, timed }) => {
+  const { Memory } = window.memdag;
+  const mem = await Memory.open({ name, sync: false });
+  const text = 'the agent ran the build, read the logs and fixed a flaky test in the parser module';
+  let parent;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const r = mem.addTurn({ thread: `t${i % 50}`, user: 'u', createdAt: i, input: `${text} #${i}`, output: `done ${i}`, parents: parent && i % 4 ? [parent] : [] });
+    parent = r.id;
+    if (!timed && i % 5000 === 4999) await mem.flush();
+  }
+  const t1 = performance.now();
+  await mem.flush();
+  const t2 = performance.now();
+  await mem.close();
+  return { add: t1 - t0, flush: t2 - t1 };
+}, { name, n, timed });
+
+const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+{
+  const p = await page();
+  const runs = [];
+  for (let r = 0; r < 3; r++) runs.push(await fill(p, `bench-flush-${r}`, flushN, true));
+  rows.push([`flush ${flushN} turns (one transaction)`, median(runs.map((x) => x.flush))]);
+  rows.push([`  (adding them, in memory)`, median(runs.map((x) => x.add))]);
+  await p.close();
+}
+
+for (const n of sizes) {
+  const writer = await page();
+  const started = Date.now();
+  await fill(writer, `bench-open-${n}`, n, false);
+  process.stderr.write(`wrote ${n} records in ${Date.now() - started} ms\n`);
+  await writer.close();
+  const reader = await page();
+  const out = await reader.evaluate(async (name) => {
+    const { Memory } = window.memdag;
+    const t0 = performance.now();
+    const mem = await Memory.open({ name, sync: false });
+    const t1 = performance.now();
+    return { ms: t1 - t0, len: mem.len };
+  }, `bench-open-${n}`);
+  if (out.len !== n) throw new Error(`opened ${out.len} records, expected ${n}`);
+  rows.push([`cold open ${n} records`, out.ms]);
+  await reader.close();
+}
+
+await browser.close();
+await server.close();
+
+const version = (await import('node:child_process')).execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+console.log(`memdag browser benchmark: ${version}, headless, IndexedDB`);
+console.log('| row | ms |\n|---|---:|');
+for (const [name, ms] of rows) console.log(`| ${name} | ${ms.toFixed(1)} |`);

@@ -1,0 +1,31 @@
+// Launching Debian's Chromium for the browser tests, headless, with the flags this machine
+// needs, and collecting a page's errors.
+import { chromium } from 'playwright-core';
+
+export const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const options = { executablePath: '/usr/bin/chromium', headless: true, args: ARGS };
+
+/** A fresh browser (no profile on disk). */
+export const launch = () => chromium.launch(options);
+
+/** A browser context whose profile lives in `dir`, so IndexedDB survives a relaunch. */
+export const launchPersistent = (dir) => chromium.launchPersistentContext(dir, options);
+
+/** Records page errors and console errors/warnings of `page` into the returned array. */
+export function watch(page) {
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  return problems;
+}

@@ -1,0 +1,169 @@
+// IndexedDB in real Chromium: the adapter conformance suite, an aborted transaction, a real
+// quota error (a small quota set through the DevTools protocol), and two tabs writing to one
+// store.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+
+import { launch, watch } from './chromium.mjs';
+import { serve } from './static-server.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let server;
+let browser;
+
+before(async () => {
+  server = await serve(root);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openPage(context) {
+  const page = await context.newPage();
+  const problems = watch(page);
+  await page.goto(`${server.url}/tests/browser/blank.html`);
+  await page.waitForSelector('body[data-ready="true"]', { state: 'attached', timeout: 15000 });
+  return { page, problems };
+}
+
+test('the storage adapter suite passes on real IndexedDB', async () => {
+  const context = await browser.newContext();
+  const { page, problems } = await openPage(context);
+  const results = await page.evaluate(async () => {
+    let n = 0;
+    const { IndexedDbStorage } = window.memdag;
+    return window.suite.runInPage(
+      () => IndexedDbStorage.open(`suite-${n++}`),
+      () => IndexedDbStorage.open(`suite-${n - 1}`),
+    );
+  });
+  assert.ok(results.length >= 10);
+  for (const r of results) assert.equal(r.error, null, r.name);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('an aborted transaction loses nothing flushed before it', async () => {
+  const context = await browser.newContext();
+  const { page } = await openPage(context);
+  const out = await page.evaluate(async () => {
+    const { Memory, IndexedDbStorage } = window.memdag;
+    const mem = await Memory.open({ name: 'abort' });
+    const a = await mem.add({ thread: 't', input: 'flushed first' });
+    await mem.flush();
+    // Simulated: the page wraps IDBObjectStore.put so the next flush's transaction aborts
+    // right after its first record write is issued.
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (...args) {
+      const request = put.apply(this, args);
+      if (String(args[1]).startsWith('rec/')) this.transaction.abort();
+      return request;
+    };
+    const b = mem.addTurn({ thread: 't', input: 'second', parents: [a.id] });
+    let error;
+    try {
+      await mem.flush();
+    } catch (e) {
+      error = { code: e.code, reason: e.reason, isError: e instanceof Error };
+    }
+    IDBObjectStore.prototype.put = put;
+    const reader = await IndexedDbStorage.open('memdag:abort');
+    const durable = Memory.load(await reader.loadRange(''));
+    const before = { len: durable.len, hasA: Boolean(durable.get(a.id)), hasB: Boolean(durable.get(b.id)) };
+    await mem.flush();
+    const after = Memory.load(await reader.loadRange('')).len;
+    return { error, before, inMemory: mem.len, after };
+  });
+  assert.deepEqual(out.error, { code: 'STORAGE', reason: 'AbortError', isError: true });
+  assert.deepEqual(out.before, { len: 1, hasA: true, hasB: false });
+  assert.equal(out.inMemory, 2, 'the in-memory state keeps the unflushed turn');
+  assert.equal(out.after, 2, 'the requeued change set is written by the next flush');
+  await context.close();
+});
+
+test('a real QuotaExceededError is STORAGE and loses nothing flushed before it', async () => {
+  const context = await browser.newContext();
+  const { page } = await openPage(context);
+  // A real quota error: the origin's quota is cut to 256 KB through the DevTools protocol
+  // before the database is opened (Chromium reads the quota when the connection opens).
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.url, quotaSize: 256 * 1024 });
+  const out = await page.evaluate(async () => {
+    const { Memory, IndexedDbStorage } = window.memdag;
+    const mem = await Memory.open({ name: 'quota' });
+    const a = await mem.add({ thread: 't', input: 'small and safe' });
+    await mem.flush();
+    const huge = mem.addTurn({ thread: 't', input: 'huge', output: 'x'.repeat(2 * 1024 * 1024), parents: [a.id] });
+    let error;
+    try {
+      await mem.flush();
+    } catch (e) {
+      error = { code: e.code, reason: e.reason };
+    }
+    const reader = await IndexedDbStorage.open('memdag:quota');
+    const durable = Memory.load(await reader.loadRange(''));
+    const state = { durable: durable.len, first: Boolean(durable.get(a.id)), inMemory: mem.len };
+    // The app gives up on the huge turn: deleting it and flushing leaves memory and storage equal.
+    mem.delete(huge.id);
+    await mem.flush();
+    const settled = Memory.load(await reader.loadRange(''));
+    reader.close();
+    return { error, ...state, settled: settled.len, settledFirst: Boolean(settled.get(a.id)), memLen: mem.len };
+  });
+  assert.deepEqual(out, {
+    error: { code: 'STORAGE', reason: 'QuotaExceededError' },
+    durable: 1,
+    first: true,
+    inMemory: 2,
+    settled: 1,
+    settledFirst: true,
+    memLen: 1,
+  });
+  await context.close();
+});
+
+test('two tabs writing to one store lose nothing', async () => {
+  const context = await browser.newContext();
+  const one = await openPage(context);
+  const two = await openPage(context);
+  const openIn = (p) => p.evaluate(async () => {
+    window.mem = await window.memdag.Memory.open({ name: 'tabs' });
+    return window.mem.len;
+  });
+  assert.equal(await openIn(one.page), 0);
+  assert.equal(await openIn(two.page), 0);
+  // Both tabs opened the empty store, then each writes 20 turns, flushing after each one,
+  // interleaved: every flush of one tab finds the other's writes and rebases on them.
+  const write = (p, tab) => p.evaluate(async (tab) => {
+    const ids = [];
+    let parent;
+    for (let i = 0; i < 20; i++) {
+      const r = await window.mem.add({ thread: tab, input: `${tab} turn ${i}`, parents: parent ? [parent] : [] });
+      parent = r.id;
+      ids.push(r.id);
+      await window.mem.flush();
+    }
+    return ids;
+  }, tab);
+  const [idsOne, idsTwo] = await Promise.all([write(one.page, 'one'), write(two.page, 'two')]);
+  const check = (p) => p.evaluate(async () => {
+    await window.mem.refresh();
+    const { Memory, IndexedDbStorage } = window.memdag;
+    const reader = await IndexedDbStorage.open('memdag:tabs');
+    const durable = Memory.load(await reader.loadRange(''));
+    reader.close();
+    const seqs = new Set(['one', 'two'].flatMap((t) => durable.recent(t, 100).map((r) => r.seq)));
+    return { durable: durable.len, seen: window.mem.len, uniqueSeqs: seqs.size, chain: durable.ancestors(durable.recent('two', 1)[0].id).length };
+  });
+  const a = await check(one.page);
+  const b = await check(two.page);
+  assert.deepEqual(a, { durable: 40, seen: 40, uniqueSeqs: 40, chain: 19 });
+  assert.deepEqual(b, a);
+  assert.equal(new Set([...idsOne, ...idsTwo]).size, 40);
+  assert.deepEqual([...one.problems, ...two.problems], []);
+  await context.close();
+});

@@ -1,0 +1,198 @@
+// Memory.open in Node: persistence through IndexedDB (fake-indexeddb) and the other adapters,
+// host embedder and LLM delegation, failed flushes, two writers, autoFlush, export/import.
+import 'fake-indexeddb/auto';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { GENERATION_KEY, IndexedDbStorage, KeyValueStorage, Memory, MemoryStorage } from '../../pkg/index.js';
+import { asyncKv } from './storage.test.mjs';
+
+let n = 0;
+const fresh = () => `persist-${process.pid}-${n++}`;
+
+async function rejection(promise) {
+  try {
+    await promise;
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected a rejection');
+}
+
+const ANSWER = ['Summary', 'Goal', 'Constraints', 'Progress', 'Key Decisions', 'Next Steps', 'Critical Context']
+  .map((s) => `## ${s}\n${s} text`).join('\n\n');
+
+test('turns and the DAG survive a reopen through IndexedDB', async () => {
+  const name = fresh();
+  const mem = await Memory.open({ name });
+  assert.ok(mem.storage instanceof IndexedDbStorage, 'IndexedDB is the default where it exists');
+  const root = await mem.add({ thread: 't', input: 'plan the release', createdAt: 1 });
+  const child = await mem.add({ thread: 't', input: 'tag it', parents: [root.id], createdAt: 2 });
+  assert.equal(mem.pending, 2);
+  const result = await mem.flush();
+  assert.equal(result.generation, 1);
+  assert.equal(mem.pending, 0);
+  await mem.close();
+
+  const again = await Memory.open({ name });
+  assert.equal(again.len, 2);
+  assert.deepEqual(again.get(child.id).parents, [root.id]);
+  assert.deepEqual(again.children(root.id), [child.id]);
+  assert.equal(again.search({ text: 'release', mode: 'bm25' })[0].id, root.id);
+  assert.equal(again.generation, 1);
+  await again.close();
+});
+
+test('the host embedder is called once per batch, and its vectors are used', async () => {
+  const calls = [];
+  const embed = async (texts) => {
+    calls.push(texts);
+    return texts.map((t) => new Float32Array([t.length, 1, 0]));
+  };
+  const mem = await Memory.open({ name: fresh(), storage: new MemoryStorage(), embed });
+  const [a, b] = await mem.addMany([{ thread: 't', input: 'aa' }, { thread: 't', input: 'bbbb' }]);
+  assert.equal(calls.length, 1, 'one call for addMany');
+  assert.deepEqual([...a.embedding].length, 3);
+  await Promise.all([mem.add({ thread: 't', input: 'x' }), mem.add({ thread: 't', input: 'y' })]);
+  assert.equal(calls.length, 2, 'concurrent adds share one call');
+  assert.deepEqual(calls[1], ['x\n', 'y\n']);
+  const hits = await mem.searchAsync({ text: 'bbbb', mode: 'vector', k: 1 });
+  assert.equal(calls.length, 3, 'the query is embedded by the host');
+  assert.equal(hits[0].id, b.id);
+  assert.equal(mem.dimension, 3);
+
+  const failing = await Memory.open({ name: fresh(), storage: new MemoryStorage(), embed: async () => { throw new Error('model down'); } });
+  const e = await rejection(failing.add({ thread: 't', input: 'z' }));
+  assert.equal(e.code, 'HOST');
+  assert.match(e.message, /model down/);
+  assert.equal(failing.len, 0, 'nothing added');
+  const wrong = await Memory.open({ name: fresh(), storage: new MemoryStorage(), embed: async () => [] });
+  assert.equal((await rejection(wrong.add({ thread: 't', input: 'z' }))).code, 'HOST');
+});
+
+test('without an embedder the built-in one gives vector search', async () => {
+  const mem = await Memory.open({ name: fresh(), storage: new MemoryStorage() });
+  const r = await mem.add({ thread: 't', input: 'memory systems for agents' });
+  assert.equal(mem.dimension, 256);
+  assert.equal((await mem.searchAsync({ text: 'agent memories', mode: 'vector', k: 1 }))[0].id, r.id);
+});
+
+test('compaction uses the host LLM, or the extractive compactor without one', async () => {
+  const prompts = [];
+  const mem = await Memory.open({ name: fresh(), storage: new MemoryStorage(), complete: async (p) => (prompts.push(p), ANSWER) });
+  const r = mem.addTurn({ thread: 't', input: 'fix the build', steps: [{ tool: 'sh', args: 'make', result: 'ok', ok: true }] });
+  const done = await mem.compact(r.id);
+  assert.equal(prompts.length, 1);
+  assert.match(prompts[0], /fix the build/);
+  assert.equal(done.compact.summary, 'Summary text');
+
+  const bad = await Memory.open({ name: fresh(), storage: new MemoryStorage(), complete: async () => 'no sections' });
+  const r2 = bad.addTurn({ thread: 't', input: 'x' });
+  assert.equal((await rejection(bad.compact(r2.id))).code, 'HOST');
+  assert.equal(bad.get(r2.id).compact, null, 'unchanged');
+
+  const plain = await Memory.open({ name: fresh(), storage: new MemoryStorage() });
+  const r3 = plain.addTurn({ thread: 't', input: 'hello', output: 'hi' });
+  assert.ok((await plain.compact(r3.id)).compact.sections.length > 0);
+});
+
+test('a failed flush is STORAGE, loses nothing, and the next flush writes it', async () => {
+  const storage = new MemoryStorage();
+  let fail = false;
+  const save = storage.saveBatch.bind(storage);
+  storage.saveBatch = async (changes) => {
+    if (fail) throw Object.assign(new Error('disk full'), { name: 'QuotaExceededError' });
+    return save(changes);
+  };
+  const mem = await Memory.open({ name: fresh(), storage });
+  const a = mem.addTurn({ thread: 't', input: 'first' });
+  await mem.flush();
+  fail = true;
+  const b = mem.addTurn({ thread: 't', input: 'second', parents: [a.id] });
+  const e = await rejection(mem.flush());
+  assert.equal(e.code, 'STORAGE');
+  assert.equal(e.reason, 'QuotaExceededError');
+  assert.equal(mem.len, 2, 'in-memory state unchanged');
+  const durable = Memory.load(storage.map);
+  assert.equal(durable.len, 1, 'the earlier flush is intact');
+  assert.ok(durable.get(a.id));
+  fail = false;
+  const retry = await mem.flush();
+  assert.ok(retry.written > 0);
+  assert.deepEqual(Memory.load(storage.map).get(b.id).parents, [a.id]);
+});
+
+test('an aborted IndexedDB transaction writes nothing of the batch', async () => {
+  const name = fresh();
+  const mem = await Memory.open({ name });
+  const a = await mem.add({ thread: 't', input: 'kept' });
+  await mem.flush();
+  const put = IDBObjectStore.prototype.put;
+  IDBObjectStore.prototype.put = function (...args) {
+    const request = put.apply(this, args);
+    if (String(args[1]).startsWith('rec/')) this.transaction.abort();
+    return request;
+  };
+  try {
+    mem.addTurn({ thread: 't', input: 'lost?' });
+    const e = await rejection(mem.flush());
+    assert.equal(e.code, 'STORAGE');
+    assert.equal(e.reason, 'AbortError');
+  } finally {
+    IDBObjectStore.prototype.put = put;
+  }
+  const reader = await IndexedDbStorage.open(`memdag:${name}`);
+  const stored = Memory.load(await reader.loadRange(''));
+  assert.equal(stored.len, 1);
+  assert.ok(stored.get(a.id));
+  await mem.flush();
+  assert.equal(Memory.load(await reader.loadRange('')).len, 2, 'requeued and written by the next flush');
+  reader.close();
+  await mem.close();
+});
+
+test('two writers on one store: the second rebases on the first, nothing is lost', async () => {
+  const kv = asyncKv();
+  const one = await Memory.open({ name: 'shared', storage: new KeyValueStorage(kv), sync: false });
+  const two = await Memory.open({ name: 'shared', storage: new KeyValueStorage(kv), sync: false });
+  const a = one.addTurn({ thread: 't', input: 'from one', createdAt: 1 });
+  const b = two.addTurn({ thread: 't', input: 'from two', createdAt: 2 });
+  await one.flush();
+  const second = await two.flush();
+  assert.deepEqual(second.conflicts, []);
+  assert.equal(second.generation, 2);
+  const merged = Memory.load(await new KeyValueStorage(kv).loadRange(''));
+  assert.equal(merged.len, 2);
+  assert.ok(merged.get(a.id) && merged.get(b.id));
+  assert.notEqual(merged.get(a.id).seq, merged.get(b.id).seq, 'sequence numbers stay unique');
+  assert.equal(two.len, 2, 'the second writer now sees both');
+  // A deletion of a record the other writer already deleted is a reported conflict.
+  assert.equal((await one.refresh()).reloaded, true);
+  one.delete(b.id);
+  two.delete(b.id);
+  await one.flush();
+  const third = await two.flush();
+  assert.equal(third.conflicts.length, 1);
+  assert.equal(third.conflicts[0].error.code, 'NOT_FOUND');
+  assert.equal(two.len, 1);
+  assert.equal(Memory.load(kv.map).len, 1);
+});
+
+test('autoFlush writes each turn; export and import round-trip', async () => {
+  const storage = new MemoryStorage();
+  const mem = await Memory.open({ name: fresh(), storage, autoFlush: true });
+  const a = await mem.add({ thread: 't', input: 'auto' });
+  assert.ok(storage.map.has(`rec/${a.id}`));
+  assert.ok(storage.map.has(GENERATION_KEY));
+  const file = mem.exportBytes();
+
+  const other = new MemoryStorage();
+  const target = await Memory.open({ name: fresh(), storage: other });
+  target.addTurn({ thread: 'x', input: 'to be replaced' });
+  await target.flush();
+  const { records } = await target.importBytes(file);
+  assert.equal(records, 1);
+  assert.ok(target.get(a.id));
+  assert.equal(Memory.load(other.map).len, 1, 'storage holds exactly the import');
+  assert.equal((await rejection(target.importBytes(new Uint8Array([1, 2, 3])))).code, 'INVALID_INPUT');
+});
