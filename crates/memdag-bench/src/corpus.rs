@@ -69,6 +69,24 @@ impl Clusters {
     }
 }
 
+/// The generated vectors of a workload: `n` record vectors, then `queries` query vectors, all
+/// from one [`Clusters`] drawn first from `Rng(seed)`. The workload and the peers comparison
+/// (`tests/bench/peers.mjs`, through the wasm module) both take their vectors from here.
+pub fn vector_corpus(
+    seed: u64,
+    centres: usize,
+    dim: usize,
+    sigma: f64,
+    n: usize,
+    queries: usize,
+) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let mut rng = Rng(seed);
+    let clusters = Clusters::new(&mut rng, centres, dim, sigma);
+    let records = (0..n).map(|_| clusters.sample(&mut rng)).collect();
+    let qs = (0..queries).map(|_| clusters.sample(&mut rng)).collect();
+    (records, qs)
+}
+
 /// Base texts to replicate: the LoCoMo dev turns when given, else a synthetic vocabulary.
 pub fn synthetic_texts(rng: &mut Rng, count: usize) -> Vec<String> {
     const WORDS: &[&str] = &[

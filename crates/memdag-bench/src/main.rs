@@ -1,6 +1,7 @@
 //! `memdag-bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N]
 //! [--no-rebuild]`: runs the Mode-2 search workload natively and prints a table, or with
-//! `--json` one JSON object per size and one for LoCoMo recall.
+//! `--json` one JSON object per size and one for LoCoMo recall. `--only bm25|vector|hybrid` times
+//! one query kind alone (bm25 on text-only stores), for profiling one path.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -8,6 +9,7 @@ use std::time::Instant;
 
 use memdag_bench::corpus::{synthetic_texts, Rng};
 use memdag_bench::locomo::{self, Conversation};
+use memdag_bench::workload::{bm25_query, build, hybrid_query, percentile, vector_query};
 use memdag_bench::{run_size, table, Options};
 
 static EPOCH: OnceLock<Instant> = OnceLock::new();
@@ -22,6 +24,7 @@ fn main() {
     let mut data =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/locomo-dev");
     let mut opts = Options::default();
+    let mut only: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -39,8 +42,9 @@ fn main() {
                 opts.vector_queries = args.next().and_then(|s| s.parse().ok()).unwrap_or(500)
             }
             "--no-rebuild" => opts.measure_rebuild = false,
+            "--only" => only = args.next(),
             "-h" | "--help" => {
-                println!("memdag-bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild]");
+                println!("memdag-bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid]");
                 return;
             }
             other => {
@@ -76,6 +80,52 @@ fn main() {
     } else {
         (locomo::turn_texts(&convs), locomo::question_texts(&convs))
     };
+    if let Some(mode) = only {
+        // One query kind only, 1 warm-up and 5 timed passes: quick, for profiling one path.
+        // bm25 runs on a text-only store.
+        opts.with_vectors = mode != "bm25";
+        for &n in &sizes {
+            let built = build(n, &base, &opts, &now_ms);
+            let count = if mode == "bm25" {
+                questions.len()
+            } else {
+                built.queries.len()
+            };
+            let query = |i: usize| match mode.as_str() {
+                "bm25" => bm25_query(&questions[i]),
+                "vector" => vector_query(&built.queries[i], None),
+                _ => hybrid_query(&questions[i % questions.len()], &built.queries[i]),
+            };
+            let mut times = Vec::new();
+            // FNV-1a over every hit's id and score bits: equal digests, equal results.
+            let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
+            for pass in 0..6 {
+                for i in 0..count {
+                    let q = query(i);
+                    let t = now_ms();
+                    let hits = built.store.search(&q).expect("search");
+                    if pass > 0 {
+                        times.push(now_ms() - t);
+                    } else {
+                        for h in &hits {
+                            let bits = h.score.to_bits().to_le_bytes();
+                            for b in h.id.bytes().chain(bits) {
+                                digest = (digest ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+                            }
+                        }
+                    }
+                }
+            }
+            println!(
+                "{mode} only, {n} records: build {:.0} ms, p50 {:.3} ms, p99 {:.3} ms ({} queries), results {digest:016x}",
+                built.ingest_ms,
+                percentile(&times, 50.0),
+                percentile(&times, 99.0),
+                times.len()
+            );
+        }
+        return;
+    }
     let mut reports = Vec::new();
     for &n in &sizes {
         let r = run_size(n, &base, &questions, &opts, &now_ms, "native");

@@ -3,8 +3,12 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::corpus::{synthetic_texts, Rng};
+use crate::corpus::{replicated, synthetic_texts, vector_corpus, Rng};
 use crate::locomo::{self, Conversation};
+use crate::workload::{
+    bm25_query, build, hybrid_query, measure, record_index, vector_query, Built, CENTRES, DIM,
+    SEED, SIGMA,
+};
 use crate::{run_size, table, Options, SizeReport};
 
 #[wasm_bindgen]
@@ -29,6 +33,19 @@ fn conversations(turns: Vec<String>, questions: Vec<String>) -> Vec<Conversation
         .collect()
 }
 
+/// The base texts and the text queries: the LoCoMo turns and questions, or synthetic ones.
+fn texts(convs: &[Conversation]) -> (Vec<String>, Vec<String>) {
+    if convs.is_empty() {
+        let mut rng = Rng(1);
+        (
+            synthetic_texts(&mut rng, 5000),
+            synthetic_texts(&mut rng, 300),
+        )
+    } else {
+        (locomo::turn_texts(convs), locomo::question_texts(convs))
+    }
+}
+
 /// Runs the workload at `n` records; `turns[i]`/`questions[i]` are the jsonl texts of one
 /// LoCoMo conversation (empty lists: a synthetic corpus). Returns one JSON object.
 #[wasm_bindgen]
@@ -39,16 +56,7 @@ pub fn run_size_json(
     vector_queries: u32,
     rebuild: bool,
 ) -> String {
-    let convs = conversations(turns, questions);
-    let (base, qs) = if convs.is_empty() {
-        let mut rng = Rng(1);
-        (
-            synthetic_texts(&mut rng, 5000),
-            synthetic_texts(&mut rng, 300),
-        )
-    } else {
-        (locomo::turn_texts(&convs), locomo::question_texts(&convs))
-    };
+    let (base, qs) = texts(&conversations(turns, questions));
     let opts = Options {
         vector_queries: vector_queries as usize,
         measure_rebuild: rebuild,
@@ -79,4 +87,130 @@ pub fn sizes_table(reports_json: &str) -> String {
 pub fn recall_table(rows_json: &str) -> String {
     let rows: Vec<locomo::Recall> = serde_json::from_str(rows_json).unwrap_or_default();
     table::recall(&rows)
+}
+
+/// The record and query vectors of the workload at `n` records, flat (`(n + queries) · 384`
+/// floats, records first): the very vectors [`Bench`] and `run_size_json` index, for the peers.
+#[wasm_bindgen]
+pub fn corpus_vectors(n: u32, queries: u32) -> Vec<f32> {
+    let (records, qs) = vector_corpus(SEED, CENTRES, DIM, SIGMA, n as usize, queries as usize);
+    records.into_iter().chain(qs).flatten().collect()
+}
+
+/// The texts of the workload's `n` records (the base texts replicated, as the store holds them).
+#[wasm_bindgen]
+pub fn corpus_texts(n: u32, turns: Vec<String>, questions: Vec<String>) -> Vec<String> {
+    let (base, _) = texts(&conversations(turns, questions));
+    (0..n as usize).map(|i| replicated(&base, i)).collect()
+}
+
+/// The text queries of the workload (the LoCoMo questions, or synthetic ones).
+#[wasm_bindgen]
+pub fn corpus_questions(turns: Vec<String>, questions: Vec<String>) -> Vec<String> {
+    texts(&conversations(turns, questions)).1
+}
+
+/// A built workload store kept alive, so Node can time single queries against it side by side
+/// with the peers (`tests/bench/peers.mjs`), and then take the workload's own report.
+#[wasm_bindgen]
+pub struct Bench {
+    built: Built,
+    questions: Vec<String>,
+    opts: Options,
+}
+
+#[wasm_bindgen]
+impl Bench {
+    /// Builds the workload store at `n` records (same corpus as `run_size_json`); without
+    /// `with_vectors` the records get no vectors (a text-only store).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        n: u32,
+        turns: Vec<String>,
+        questions: Vec<String>,
+        vector_queries: u32,
+        rebuild: bool,
+        with_vectors: bool,
+    ) -> Bench {
+        let (base, qs) = texts(&conversations(turns, questions));
+        let opts = Options {
+            vector_queries: vector_queries as usize,
+            measure_rebuild: rebuild,
+            with_vectors,
+            ..Options::default()
+        };
+        let built = build(n as usize, &base, &opts, &clock);
+        Bench {
+            built,
+            questions: qs,
+            opts,
+        }
+    }
+
+    /// Milliseconds the adds took (the corpus was generated before the clock started).
+    pub fn ingest_ms(&self) -> f64 {
+        self.built.ingest_ms
+    }
+
+    /// Runs the timed workload on the built store: the same JSON as `run_size_json`.
+    pub fn report_json(&mut self) -> String {
+        let r = measure(&mut self.built, &self.questions, &self.opts, &clock, "wasm");
+        serde_json::to_string(&r).unwrap_or_default()
+    }
+
+    /// Runs text query `i` in BM25 mode; returns the number of hits.
+    pub fn bm25(&self, i: u32) -> u32 {
+        let q = bm25_query(&self.questions[i as usize % self.questions.len()]);
+        self.built.store.search(&q).map_or(0, |h| h.len() as u32)
+    }
+
+    /// Runs vector query `i` (`ef` 0: the default); returns the record indices, best first.
+    pub fn vector(&self, i: u32, ef: u32) -> Vec<u32> {
+        let v = &self.built.queries[i as usize];
+        let q = vector_query(v, (ef > 0).then_some(ef as usize));
+        let hits = self.built.store.search(&q).unwrap_or_default();
+        hits.iter()
+            .filter_map(|h| h.id.strip_prefix('r')?.parse().ok())
+            .collect()
+    }
+
+    /// Runs hybrid query `i` (text `i` modulo the questions, vector `i`); returns the hit count.
+    pub fn hybrid(&self, i: u32) -> u32 {
+        let text = &self.questions[i as usize % self.questions.len()];
+        let q = hybrid_query(text, &self.built.queries[i as usize]);
+        self.built.store.search(&q).map_or(0, |h| h.len() as u32)
+    }
+
+    /// The exact `k` nearest records of vector query `i` (the recall reference).
+    pub fn exact(&self, i: u32, k: u32) -> Vec<u32> {
+        let store = &self.built.store;
+        let v = &self.built.queries[i as usize];
+        store
+            .search_index()
+            .vectors()
+            .exact(v, k as usize)
+            .into_iter()
+            .filter_map(|(slot, _)| record_index(store, slot))
+            .collect()
+    }
+
+    /// Heap bytes of the whole search index (text, vectors, graph), per record.
+    pub fn index_bytes_per_record(&self) -> f64 {
+        self.built.store.search_index().heap_bytes() as f64 / self.built.records as f64
+    }
+
+    /// Heap bytes of the inverted index alone, per record.
+    pub fn text_bytes_per_record(&self) -> f64 {
+        self.built.store.search_index().text().heap_bytes() as f64 / self.built.records as f64
+    }
+
+    /// Heap bytes of the vectors and graph alone, per record.
+    pub fn vector_bytes_per_record(&self) -> f64 {
+        self.built.store.search_index().vectors().heap_bytes() as f64 / self.built.records as f64
+    }
+
+    /// Bytes of wasm linear memory (it only grows).
+    pub fn wasm_memory_bytes() -> f64 {
+        (core::arch::wasm32::memory_size(0) * 65536) as f64
+    }
 }

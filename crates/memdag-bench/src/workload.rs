@@ -7,7 +7,7 @@ use memdag_core::search::{SearchMode, SearchQuery};
 use memdag_core::{NewTurn, Store};
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::{replicated, Clusters, Rng};
+use crate::corpus::{replicated, vector_corpus};
 
 /// Vector dimension of the generated corpus.
 pub const DIM: usize = 384;
@@ -56,6 +56,8 @@ pub struct Options {
     pub text_passes: usize,
     /// Also time a load that rebuilds the graph.
     pub measure_rebuild: bool,
+    /// Give the records their vectors (off: a text-only store, to time the text index alone).
+    pub with_vectors: bool,
 }
 
 impl Default for Options {
@@ -64,6 +66,7 @@ impl Default for Options {
             vector_queries: 500,
             text_passes: 2,
             measure_rebuild: true,
+            with_vectors: true,
         }
     }
 }
@@ -79,6 +82,85 @@ pub fn percentile(samples: &[f64], p: f64) -> f64 {
     v[rank.clamp(1, v.len()) - 1]
 }
 
+/// A store built for the workload, with its query vectors and the ingest timings.
+pub struct Built {
+    pub store: Store,
+    /// The vector queries (generated after the record vectors, from the same seed).
+    pub queries: Vec<Vec<f32>>,
+    pub records: usize,
+    /// Wall time of all the adds (the corpus is generated before the clock starts).
+    pub ingest_ms: f64,
+    adds: Vec<f64>,
+}
+
+/// The text of a BM25 query, as the workload asks it.
+pub fn bm25_query(text: &str) -> SearchQuery {
+    SearchQuery {
+        text: text.into(),
+        mode: SearchMode::Bm25,
+        ..Default::default()
+    }
+}
+
+/// A vector query, as the workload asks it (`ef` None: the default breadth).
+pub fn vector_query(v: &[f32], ef: Option<usize>) -> SearchQuery {
+    SearchQuery {
+        embedding: Some(v.to_vec()),
+        mode: SearchMode::Vector,
+        ef,
+        ..Default::default()
+    }
+}
+
+/// A hybrid query, as the workload asks it.
+pub fn hybrid_query(text: &str, v: &[f32]) -> SearchQuery {
+    SearchQuery {
+        text: text.into(),
+        embedding: Some(v.to_vec()),
+        ..Default::default()
+    }
+}
+
+/// The record index `i` of a slot (records are added as `r<i>`).
+pub fn record_index(store: &Store, slot: u32) -> Option<u32> {
+    store.slot(slot)?.id.strip_prefix('r')?.parse().ok()
+}
+
+/// Builds the store of `n` records whose text comes from `base` (replicated) and whose vectors
+/// are generated, timing every add.
+pub fn build(n: usize, base: &[String], opts: &Options, clock: Clock) -> Built {
+    let (vectors, queries) = if opts.with_vectors {
+        vector_corpus(SEED, CENTRES, DIM, SIGMA, n, opts.vector_queries)
+    } else {
+        (vec![Vec::new(); n], Vec::new())
+    };
+    let mut store = Store::new();
+    let mut adds = Vec::with_capacity(n);
+    let start = clock();
+    for (i, v) in vectors.into_iter().enumerate() {
+        let turn = NewTurn {
+            id: Some(format!("r{i}")),
+            thread: format!("t{}", i % 50),
+            user: "u".into(),
+            created_at: i as i64,
+            input: replicated(base, i),
+            embedding: opts.with_vectors.then_some(v),
+            ..Default::default()
+        };
+        let t = clock();
+        store.add_turn(turn).expect("add");
+        adds.push(clock() - t);
+    }
+    let ingest_ms = clock() - start;
+    Built {
+        store,
+        queries,
+        records: n,
+        ingest_ms,
+        adds,
+    }
+}
+
 /// Runs the workload on `n` records whose text comes from `base` (replicated) and whose
 /// vectors are generated; `questions` are the text queries.
 pub fn run_size(
@@ -89,57 +171,38 @@ pub fn run_size(
     clock: Clock,
     runtime: &str,
 ) -> SizeReport {
-    let mut rng = Rng(SEED);
-    let clusters = Clusters::new(&mut rng, CENTRES, DIM, SIGMA);
-    let mut store = Store::new();
-    let mut adds = Vec::with_capacity(n);
-    let start = clock();
-    for i in 0..n {
-        let turn = NewTurn {
-            id: Some(format!("r{i}")),
-            thread: format!("t{}", i % 50),
-            user: "u".into(),
-            created_at: i as i64,
-            input: replicated(base, i),
-            embedding: Some(clusters.sample(&mut rng)),
-            ..Default::default()
-        };
-        let t = clock();
-        store.add_turn(turn).expect("add");
-        adds.push(clock() - t);
-    }
-    let ingest_ms = clock() - start;
+    let mut built = build(n, base, opts, clock);
+    measure(&mut built, questions, opts, clock, runtime)
+}
 
-    let vqs: Vec<Vec<f32>> = (0..opts.vector_queries)
-        .map(|_| clusters.sample(&mut rng))
-        .collect();
+/// Times the queries on a built store, then a save and two loads (the store stays usable).
+pub fn measure(
+    built: &mut Built,
+    questions: &[String],
+    opts: &Options,
+    clock: Clock,
+    runtime: &str,
+) -> SizeReport {
+    let n = built.records;
+    let store = &built.store;
+    let vqs = &built.queries;
     let time = |q: &SearchQuery| {
         let t = clock();
         let hits = store.search(q).expect("search");
         (clock() - t, hits)
     };
-    let text_q = |text: &str| SearchQuery {
-        text: text.into(),
-        mode: SearchMode::Bm25,
-        ..Default::default()
-    };
     for q in questions {
-        time(&text_q(q));
+        time(&bm25_query(q));
     }
     let mut bm25 = Vec::new();
     for _ in 0..opts.text_passes {
-        bm25.extend(questions.iter().map(|q| time(&text_q(q)).0));
+        bm25.extend(questions.iter().map(|q| time(&bm25_query(q)).0));
     }
     let mut vector = Vec::new();
     let mut exact = Vec::new();
     let (mut found, mut total) = (0usize, 0usize);
-    for v in &vqs {
-        let q = SearchQuery {
-            embedding: Some(v.clone()),
-            mode: SearchMode::Vector,
-            ..Default::default()
-        };
-        let (ms, hits) = time(&q);
+    for v in vqs {
+        let (ms, hits) = time(&vector_query(v, None));
         vector.push(ms);
         let t = clock();
         let truth = store.search_index().vectors().exact(v, 10);
@@ -159,23 +222,18 @@ pub fn run_size(
             .get(i % questions.len().max(1))
             .cloned()
             .unwrap_or_default();
-        let q = SearchQuery {
-            text,
-            embedding: Some(v.clone()),
-            ..Default::default()
-        };
-        hybrid.push(time(&q).0);
+        hybrid.push(time(&hybrid_query(&text, v)).0);
     }
     let index_bytes = store.search_index().heap_bytes();
 
-    let snapshot: BTreeMap<String, Vec<u8>> = store
+    let snapshot: BTreeMap<String, Vec<u8>> = built
+        .store
         .take_changes()
         .expect("changes")
         .into_iter()
         .filter_map(|c| c.value.map(|v| (c.key, v)))
         .collect();
     let stored: usize = snapshot.iter().map(|(k, v)| k.len() + v.len()).sum();
-    drop(store);
     let t = clock();
     let loaded =
         Store::load(snapshot.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).expect("load");
@@ -200,14 +258,14 @@ pub fn run_size(
 
     SizeReport {
         records: n,
-        ingest_per_s: n as f64 / (ingest_ms / 1000.0),
+        ingest_per_s: n as f64 / (built.ingest_ms / 1000.0),
         bm25_p50_ms: percentile(&bm25, 50.0),
         bm25_p99_ms: percentile(&bm25, 99.0),
         vector_p50_ms: percentile(&vector, 50.0),
         vector_p99_ms: percentile(&vector, 99.0),
         hybrid_p50_ms: percentile(&hybrid, 50.0),
         hybrid_p99_ms: percentile(&hybrid, 99.0),
-        add_p99_ms: percentile(&adds, 99.0),
+        add_p99_ms: percentile(&built.adds, 99.0),
         vector_recall_at_10: found as f64 / total.max(1) as f64,
         index_bytes_per_record: index_bytes as f64 / n as f64,
         load_ms,

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::string::String;
 use std::vec::Vec;
 
-use super::analyzer::tokens;
+use super::analyzer::analyze;
 use crate::record::Record;
 
 /// Target length of a snippet, in bytes of the original text.
@@ -29,11 +29,13 @@ pub fn snippet(record: &Record, terms: &BTreeSet<String>) -> String {
     let mut best: Option<(&str, Vec<core::ops::Range<usize>>)> = None;
     if !terms.is_empty() {
         for &t in &texts {
-            let hits: Vec<_> = tokens(t)
-                .into_iter()
-                .filter(|tok| terms.contains(&tok.term))
-                .map(|tok| tok.span)
-                .collect();
+            // Terms are looked up as they come, with no allocation per token.
+            let mut hits = Vec::new();
+            analyze(t, |term, span| {
+                if terms.contains(term) {
+                    hits.push(span);
+                }
+            });
             if !hits.is_empty() && best.as_ref().is_none_or(|(_, b)| hits.len() > b.len()) {
                 best = Some((t, hits));
             }

@@ -1,0 +1,52 @@
+// Shared by run-wasm.mjs and peers.mjs: build and load the memdag-bench wasm module, read the
+// LoCoMo dev files, parse the common options.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/// `--name value` from argv, or the default.
+export function option(args, name, dflt) {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+}
+
+/// Builds crates/memdag-bench for wasm32-unknown-unknown (release, +simd128) unless `build` is
+/// false, runs wasm-bindgen --target nodejs (CLI 0.2.130, as pinned) and loads the module.
+export function loadBench({ build = true } = {}) {
+  const target = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache/memdag-target');
+  const out = join(target, 'memdag-bench-wasm');
+  if (build) {
+    const env = { ...process.env, CARGO_TARGET_DIR: target, RUSTFLAGS: '-C target-feature=+simd128' };
+    const run = (cmd, a) => execFileSync(cmd, a, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    run('rustup', ['target', 'add', 'wasm32-unknown-unknown']);
+    run('cargo', ['build', '-p', 'memdag-bench', '--lib', '--release', '--target', 'wasm32-unknown-unknown']);
+    mkdirSync(out, { recursive: true });
+    run('wasm-bindgen', ['--target', 'nodejs', '--out-dir', out,
+      join(target, 'wasm32-unknown-unknown/release/memdag_bench.wasm')]);
+  }
+  return createRequire(import.meta.url)(join(out, 'memdag_bench.js'));
+}
+
+/// The LoCoMo dev conversations as jsonl texts: `{ turns: [..], questions: [..] }` (empty lists
+/// when the data is missing: the benchmark then uses a synthetic corpus).
+export function locomo(data) {
+  const turns = [];
+  const questions = [];
+  for (const c of ['conv-26', 'conv-30']) {
+    const t = join(data, `${c}.turns.jsonl`);
+    const q = join(data, `${c}.questions.jsonl`);
+    if (existsSync(t) && existsSync(q)) {
+      turns.push(readFileSync(t, 'utf8'));
+      questions.push(readFileSync(q, 'utf8'));
+    }
+  }
+  if (turns.length === 0) console.error(`no LoCoMo data at ${data}: using a synthetic text corpus`);
+  return { turns, questions };
+}
+
+export const defaultData = join(root, '../shared/data/locomo-dev');
