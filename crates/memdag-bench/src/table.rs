@@ -6,11 +6,11 @@ use crate::workload::SizeReport;
 /// The size reports as a Markdown table.
 pub fn sizes(reports: &[SizeReport]) -> String {
     let mut s = String::from(
-        "| runtime | records | ingest/s | add p99 ms | bm25 p50/p99 ms | vector p50/p99 ms | hybrid p50/p99 ms | exact p50 ms | recall@10 | index B/rec | stored B/rec | load ms | rebuild load ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| runtime | records | ingest/s | add p99 ms | bm25 p50/p99 ms | vector p50/p99 ms | hybrid p50/p99 ms | recall p50/p99 ms | exact p50 ms | recall@10 | index B/rec | stored B/rec | load ms | rebuild load ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {:.0} | {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} | {:.4} | {:.0} | {:.0} | {:.0} | {:.0} |\n",
+            "| {} | {} | {:.0} | {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} | {:.4} | {:.0} | {:.0} | {:.0} | {:.0} |\n",
             r.runtime,
             r.records,
             r.ingest_per_s,
@@ -21,6 +21,8 @@ pub fn sizes(reports: &[SizeReport]) -> String {
             r.vector_p99_ms,
             r.hybrid_p50_ms,
             r.hybrid_p99_ms,
+            r.recall_p50_ms,
+            r.recall_p99_ms,
             r.exact_p50_ms,
             r.vector_recall_at_10,
             r.index_bytes_per_record,

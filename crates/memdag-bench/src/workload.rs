@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use memdag_core::recall::RecallQuery;
 use memdag_core::search::{SearchMode, SearchQuery};
 use memdag_core::{NewTurn, Store};
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,8 @@ pub const DIM: usize = 384;
 /// Cluster centres and noise of the generated vectors.
 pub const CENTRES: usize = 200;
 pub const SIGMA: f64 = 0.06;
+/// Threads the generated turns are spread over (one user).
+pub const THREADS: usize = 50;
 /// The fixed seed of the corpus.
 pub const SEED: u64 = 0x6d65_6d64_6167_2026;
 
@@ -32,6 +35,9 @@ pub struct SizeReport {
     pub vector_p99_ms: f64,
     pub hybrid_p50_ms: f64,
     pub hybrid_p99_ms: f64,
+    /// Mode-1 recall with a 2,000-token budget: thread, user and the question as query text.
+    pub recall_p50_ms: f64,
+    pub recall_p99_ms: f64,
     pub add_p99_ms: f64,
     pub vector_recall_at_10: f64,
     pub index_bytes_per_record: f64,
@@ -140,7 +146,7 @@ pub fn build(n: usize, base: &[String], opts: &Options, clock: Clock) -> Built {
     for (i, v) in vectors.into_iter().enumerate() {
         let turn = NewTurn {
             id: Some(format!("r{i}")),
-            thread: format!("t{}", i % 50),
+            thread: format!("t{}", i % THREADS),
             user: "u".into(),
             created_at: i as i64,
             input: replicated(base, i),
@@ -224,6 +230,20 @@ pub fn measure(
             .unwrap_or_default();
         hybrid.push(time(&hybrid_query(&text, v)).0);
     }
+    let mut recall = Vec::new();
+    for (i, q) in questions.iter().enumerate() {
+        let query = RecallQuery {
+            thread: format!("t{}", i % THREADS),
+            user: "u".into(),
+            query_text: Some(q.clone()),
+            budget_tokens: 2000,
+            ..Default::default()
+        };
+        let t = clock();
+        let block = store.recall_view(&query).expect("recall");
+        recall.push(clock() - t);
+        assert!(block.tokens <= 2000);
+    }
     let index_bytes = store.search_index().heap_bytes();
 
     let snapshot: BTreeMap<String, Vec<u8>> = built
@@ -265,6 +285,8 @@ pub fn measure(
         vector_p99_ms: percentile(&vector, 99.0),
         hybrid_p50_ms: percentile(&hybrid, 50.0),
         hybrid_p99_ms: percentile(&hybrid, 99.0),
+        recall_p50_ms: percentile(&recall, 50.0),
+        recall_p99_ms: percentile(&recall, 99.0),
         add_p99_ms: percentile(&built.adds, 99.0),
         vector_recall_at_10: found as f64 / total.max(1) as f64,
         index_bytes_per_record: index_bytes as f64 / n as f64,
