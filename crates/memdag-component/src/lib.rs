@@ -1,7 +1,8 @@
 //! memdag as a WebAssembly component: the WIT face of `memdag-core`.
 //!
-//! Implements the world `memdag:core/memdag` (see `wit/memdag.wit`): it imports a byte-oriented
-//! `kv` store from the host and exports the `memory` interface with its `store` resource. The
+//! Implements the world `memdag:core/memdag` (see `wit/`): it imports a byte-oriented `kv`
+//! store, an `embedder` and an `llm` from the host, and exports the `memory` interface with
+//! its `store` resource ([`resource`]) and the store-less `context` tools ([`context`]). The
 //! core stays free of binding dependencies; every conversion between core and WIT types lives
 //! in [`convert`].
 //!
@@ -9,7 +10,10 @@
 //! `memdag_component.wasm` is a component.
 #![warn(missing_docs)]
 
+mod context;
 mod convert;
+mod embed;
+mod persist;
 mod resource;
 
 #[allow(missing_docs)]
@@ -28,5 +32,7 @@ struct Component;
 impl Guest for Component {
     type Store = resource::MemoryStore;
 }
+
+// The `context` export is implemented in [`context`].
 
 bindings::export!(Component with_types_in bindings);

@@ -4,21 +4,26 @@
 //! already borrowed (a re-entrant call) gets `BUSY` as an invalid-input error, never a panic.
 //!
 //! # Persistence
-//! After every mutation the core's change set is written through `kv` in the core's order
-//! (puts before deletes, records before `meta`). `kv` is the source of truth: if a write fails,
-//! the store is reloaded from `kv` so that memory equals what was durably written, and the
-//! call returns a storage error. If the reload fails as well, the store is marked stale and
-//! every later call retries the reload first.
+//! After every mutation the core's change set is written through `kv` (see [`persist`]).
+//! `kv` is the source of truth: if a write fails, the store is reloaded from `kv` so that
+//! memory equals what was durably written, and the call returns a storage error. If the
+//! reload fails as well, the store is marked stale and every later call retries the reload
+//! first. A mutation the core refuses is also followed by a reload when it left changes
+//! behind (`add-turns` refused halfway), so that a refused call never writes anything.
 
 use std::cell::RefCell;
 
-use memdag_core::codec::{BLOB_PREFIX, RECORD_PREFIX};
-use memdag_core::{Change, Error as CoreError, Store};
+use memdag_core::{Error as CoreError, Store};
 
-use crate::bindings::exports::memdag::core::memory::{self, GuestStore};
-use crate::bindings::memdag::core::kv;
+use crate::bindings::exports::memdag::core::context::Message;
+use crate::bindings::exports::memdag::core::memory::{
+    self, Compactor, Embeddings, GuestStore, ToolResultLimits, ToolResults,
+};
+use crate::bindings::memdag::core::query::{
+    GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
+};
 use crate::bindings::memdag::core::types::{Error, NewTurn, Record};
-use crate::convert;
+use crate::{convert, embed, persist};
 
 /// The state behind one `store` handle.
 enum State {
@@ -32,10 +37,19 @@ enum State {
 pub struct MemoryStore {
     /// Prepended to every core key to form the `kv` key.
     prefix: String,
+    embeddings: Embeddings,
     state: RefCell<State>,
 }
 
 impl MemoryStore {
+    /// The state after (re)loading from `kv`: ready, or stale with the reason.
+    fn reload(&self) -> State {
+        match persist::load(&self.prefix, self.embeddings == Embeddings::Builtin) {
+            Ok(store) => State::Ready(Box::new(store)),
+            Err(e) => State::Stale(e),
+        }
+    }
+
     /// Borrows the state, reloading it first when stale; `BUSY` on a re-entrant call.
     fn borrow(&self) -> Result<std::cell::RefMut<'_, State>, Error> {
         let mut state = self
@@ -43,7 +57,7 @@ impl MemoryStore {
             .try_borrow_mut()
             .map_err(|_| convert::error(&CoreError::Busy))?;
         if let State::Stale(_) = &*state {
-            *state = reload(&self.prefix);
+            *state = self.reload();
         }
         Ok(state)
     }
@@ -58,8 +72,8 @@ impl MemoryStore {
 
     /// Runs a mutation, then writes its change set through `kv`.
     ///
-    /// The change set is written even when `f` fails, in case a refused call left changes
-    /// (the core promises it does not). On a failed write the store is reloaded from `kv`.
+    /// A refused mutation (`f` fails) writes nothing: if it left changes in memory, the store
+    /// is reloaded from `kv` instead. On a failed write the store is reloaded from `kv` too.
     fn mutate<T>(&self, f: impl FnOnce(&mut Store) -> Result<T, CoreError>) -> Result<T, Error> {
         let mut state = self.borrow()?;
         let store = match &mut *state {
@@ -67,31 +81,73 @@ impl MemoryStore {
             State::Stale(e) => return Err(convert::error(e)),
         };
         let outcome = f(store);
-        if let Err(failed) = store
+        if outcome.is_err() {
+            if store.has_changes() {
+                *state = self.reload();
+            }
+        } else if let Err(failed) = store
             .take_changes()
-            .and_then(|changes| write(&self.prefix, &changes))
+            .and_then(|changes| persist::write(&self.prefix, &changes))
         {
-            *state = reload(&self.prefix);
+            *state = self.reload();
             return Err(convert::error(&failed));
         }
         outcome.map_err(|e| convert::error(&e))
     }
+
+    /// Gives turns without an embedding one from the host's embedder, when asked to.
+    fn embed_turns(&self, turns: &mut [memdag_core::NewTurn]) -> Result<(), Error> {
+        if self.embeddings == Embeddings::Host {
+            embed::turns(turns).map_err(|e| convert::error(&e))?;
+        }
+        Ok(())
+    }
+
+    /// The host's vector of a query text, when asked to and none is given.
+    fn embed_query(&self, text: &str, given: &mut Option<Vec<f32>>) -> Result<(), Error> {
+        if self.embeddings == Embeddings::Host && given.is_none() && !text.trim().is_empty() {
+            *given = Some(embed::text(text).map_err(|e| convert::error(&e))?);
+        }
+        Ok(())
+    }
 }
 
 impl GuestStore for MemoryStore {
-    fn open(prefix: Option<String>) -> Result<memory::Store, Error> {
+    fn open(prefix: Option<String>, embeddings: Embeddings) -> Result<memory::Store, Error> {
         let prefix = prefix.unwrap_or_default();
-        check_prefix(&prefix).map_err(|e| convert::error(&e))?;
-        let store = load(&prefix).map_err(|e| convert::error(&e))?;
+        persist::check_prefix(&prefix).map_err(|e| convert::error(&e))?;
+        let store = persist::load(&prefix, embeddings == Embeddings::Builtin)
+            .map_err(|e| convert::error(&e))?;
         Ok(memory::Store::new(MemoryStore {
             prefix,
+            embeddings,
             state: RefCell::new(State::Ready(Box::new(store))),
         }))
     }
 
     fn add_turn(&self, turn: NewTurn) -> Result<Record, Error> {
-        let turn = convert::new_turn(turn);
+        let mut turns = [convert::new_turn(turn)];
+        self.embed_turns(&mut turns)?;
+        let [turn] = turns;
         self.mutate(|s| s.add_turn(turn).map(convert::record))
+    }
+
+    fn add_turns(&self, turns: Vec<NewTurn>) -> Result<Vec<Record>, Error> {
+        let mut turns: Vec<_> = turns.into_iter().map(convert::new_turn).collect();
+        self.embed_turns(&mut turns)?;
+        let mut refused = None;
+        self.mutate(|s| {
+            let mut out = Vec::with_capacity(turns.len());
+            for (i, turn) in turns.into_iter().enumerate() {
+                let record = s.add_turn(turn).inspect_err(|_| refused = Some(i))?;
+                out.push(convert::record(record));
+            }
+            Ok(out)
+        })
+        .map_err(|e| match refused {
+            Some(i) => convert::with_context(e, &format!("turn {i}")),
+            None => e,
+        })
     }
 
     fn get(&self, id: String) -> Result<Option<Record>, Error> {
@@ -108,22 +164,102 @@ impl GuestStore for MemoryStore {
 
     fn ancestors(&self, id: String, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
         self.with_store(|s| {
-            Ok(convert::records(&s.ancestors(
-                &id,
-                depth as usize,
-                limit as usize,
-            )?))
+            let found = s.ancestors(&id, depth as usize, limit as usize)?;
+            Ok(convert::records(&found))
         })
     }
 
     fn descendants(&self, id: String, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
         self.with_store(|s| {
-            Ok(convert::records(&s.descendants(
-                &id,
-                depth as usize,
-                limit as usize,
-            )?))
+            let found = s.descendants(&id, depth as usize, limit as usize)?;
+            Ok(convert::records(&found))
         })
+    }
+
+    fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {
+        let mut query = convert::query::search_query(query);
+        if query.mode != memdag_core::search::SearchMode::Bm25 {
+            self.embed_query(&query.text.clone(), &mut query.embedding)?;
+        }
+        self.with_store(|s| {
+            let hits = s.search(&query)?;
+            Ok(hits.into_iter().map(convert::query::search_hit).collect())
+        })
+    }
+
+    fn grep(&self, query: GrepQuery) -> Result<Vec<GrepMatch>, Error> {
+        let query = convert::query::grep_query(query);
+        self.with_store(|s| {
+            let found = s.grep(&query)?;
+            Ok(found.into_iter().map(convert::query::grep_match).collect())
+        })
+    }
+
+    fn recall(&self, query: RecallQuery) -> Result<Recall, Error> {
+        let mut query = convert::query::recall_query(query);
+        // The text recall matches, joined as the core joins it: keywords, then the query text.
+        let mut text = query.keywords.join(" ");
+        if let Some(t) = &query.query_text {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(t);
+        }
+        self.embed_query(&text, &mut query.embedding)?;
+        self.mutate(|s| s.recall(&query).map(convert::query::recall))
+    }
+
+    fn compact(&self, id: String, compactor: Compactor) -> Result<Record, Error> {
+        self.mutate(|s| match compactor {
+            Compactor::Extractive => s.compact_extractive(&id).map(convert::record),
+            Compactor::Llm => {
+                let previous = s.get(&id).and_then(|r| r.compact.clone());
+                s.compact_with(&id, previous.as_ref(), |prompt| {
+                    crate::bindings::memdag::core::llm::complete(prompt)
+                })
+                .map(convert::record)
+            }
+        })
+    }
+
+    fn compaction_prompt(&self, id: String) -> Result<String, Error> {
+        self.with_store(|s| {
+            let previous = s.get(&id).and_then(|r| r.compact.as_ref());
+            s.compaction_prompt(&id, previous)
+        })
+    }
+
+    fn apply_compaction(&self, id: String, answer: String) -> Result<Record, Error> {
+        self.mutate(|s| s.apply_compaction(&id, &answer).map(convert::record))
+    }
+
+    fn compact_tool_results(
+        &self,
+        messages: Vec<Message>,
+        limits: ToolResultLimits,
+    ) -> Result<ToolResults, Error> {
+        let mut messages: Vec<_> = messages
+            .into_iter()
+            .map(convert::context::message)
+            .collect();
+        let limits = convert::context::limits(limits);
+        let counter = memdag_core::tokens::TokenCounter::default();
+        let blob_ids = self.mutate(|s| s.compact_tool_results(&counter, &mut messages, &limits))?;
+        Ok(ToolResults {
+            messages: messages
+                .into_iter()
+                .map(convert::context::message_out)
+                .collect(),
+            blob_ids,
+        })
+    }
+
+    fn put_blob(&self, text: String) -> Result<String, Error> {
+        self.mutate(|s| s.put_blob(text))
+    }
+
+    fn get_blob(&self, id: String) -> Result<Option<String>, Error> {
+        self.with_store(|s| Ok(s.blob(&id).map(str::to_string)))
     }
 
     fn delete(&self, id: String) -> Result<Record, Error> {
@@ -133,79 +269,26 @@ impl GuestStore for MemoryStore {
     fn len(&self) -> Result<u64, Error> {
         self.with_store(|s| Ok(s.len() as u64))
     }
-}
 
-/// The namespaces of the core's own keys (see `memdag_core::codec`). A prefix starting with
-/// one would put a store's keys among those of the unprefixed store in the same `kv`.
-const CORE_NAMESPACES: [&str; 3] = [RECORD_PREFIX, BLOB_PREFIX, "idx/"];
+    fn export_snapshot(&self) -> Result<Vec<(String, Vec<u8>)>, Error> {
+        self.with_store(|s| s.snapshot())
+    }
 
-/// A prefix is empty, or ends with `/` and does not start with a core namespace.
-fn check_prefix(prefix: &str) -> Result<(), CoreError> {
-    if prefix.is_empty() {
-        return Ok(());
+    fn import_snapshot(&self, entries: Vec<(String, Vec<u8>)>) -> Result<u64, Error> {
+        let mut state = self.borrow()?;
+        let builtin = self.embeddings == Embeddings::Builtin;
+        match persist::import(&self.prefix, entries, builtin) {
+            Ok(store) => {
+                let n = store.len() as u64;
+                *state = State::Ready(Box::new(store));
+                Ok(n)
+            }
+            Err(e) => {
+                if matches!(e, CoreError::Storage { .. }) {
+                    *state = self.reload();
+                }
+                Err(convert::error(&e))
+            }
+        }
     }
-    if !prefix.ends_with('/') {
-        return Err(CoreError::invalid(format!(
-            "prefix {prefix:?} must end with '/'"
-        )));
-    }
-    if let Some(ns) = CORE_NAMESPACES.iter().find(|ns| prefix.starts_with(*ns)) {
-        return Err(CoreError::invalid(format!(
-            "prefix {prefix:?} must not start with {ns:?}, a namespace of memdag's own keys"
-        )));
-    }
-    if prefix.chars().any(char::is_control) {
-        return Err(CoreError::invalid(
-            "prefix must not contain control characters",
-        ));
-    }
-    Ok(())
-}
-
-/// The state after (re)loading from `kv`: ready, or stale with the reason.
-fn reload(prefix: &str) -> State {
-    match load(prefix) {
-        Ok(store) => State::Ready(Box::new(store)),
-        Err(e) => State::Stale(e),
-    }
-}
-
-/// Loads the store under `prefix` from `kv`. Errors name the full `kv` key.
-fn load(prefix: &str) -> Result<Store, CoreError> {
-    let entries = kv::list_by_prefix(prefix).map_err(|message| CoreError::Storage {
-        message: format!("kv list-by-prefix {prefix:?}: {message}"),
-    })?;
-    let entries = entries.into_iter().filter_map(|(key, value)| {
-        // The host promises the prefix; anything else is not ours.
-        key.strip_prefix(prefix).map(|k| (k.to_string(), value))
-    });
-    Store::load(entries).map_err(|e| match e {
-        CoreError::CorruptData { key, reason } => CoreError::CorruptData {
-            key: format!("{prefix}{key}"),
-            reason,
-        },
-        CoreError::UnsupportedVersion {
-            key,
-            found,
-            supported,
-        } => CoreError::UnsupportedVersion {
-            key: format!("{prefix}{key}"),
-            found,
-            supported,
-        },
-        other => other,
-    })
-}
-
-/// Writes a change set through `kv`, in order, stopping at the first failure.
-fn write(prefix: &str, changes: &[Change]) -> Result<(), CoreError> {
-    for change in changes {
-        let key = format!("{prefix}{}", change.key);
-        let outcome = match &change.value {
-            Some(value) => kv::put(&key, value).map_err(|m| format!("kv put {key:?}: {m}")),
-            None => kv::delete(&key).map_err(|m| format!("kv delete {key:?}: {m}")),
-        };
-        outcome.map_err(|message| CoreError::Storage { message })?;
-    }
-    Ok(())
 }

@@ -16,7 +16,16 @@ pub enum Error {
         /// The paths checked, in order.
         tried: Vec<PathBuf>,
     },
-    /// Wasmtime failed: the component did not compile, link or instantiate, or it trapped.
+    /// A call ran into one of the runtime's [`crate::Limits`] and was stopped by a trap. The
+    /// [`crate::Memory`] stays usable: its next call runs on a fresh instance.
+    Limit {
+        /// Which limit.
+        kind: crate::LimitKind,
+        /// Wasmtime's description of the trap.
+        message: String,
+    },
+    /// Wasmtime failed: the component did not compile, link or instantiate, or it trapped
+    /// for another reason than a limit.
     Runtime(wasmtime::Error),
     /// A host file operation failed outside a component call (e.g. opening a [`crate::DirKv`]).
     Io(std::io::Error),
@@ -70,6 +79,9 @@ impl fmt::Display for Error {
                     write!(f, "\n  {}", p.display())?;
                 }
                 Ok(())
+            }
+            Error::Limit { kind, message } => {
+                write!(f, "the component hit its {kind} and was stopped: {message}")
             }
             Error::Runtime(e) => write!(f, "wasmtime: {e:#}"),
             Error::Io(e) => write!(f, "{e}"),

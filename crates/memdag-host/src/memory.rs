@@ -1,103 +1,156 @@
-//! [`Memory`]: one open store inside one component instance.
+//! [`Memory`]: one open store inside one component instance, renewed after a trap.
+//!
+//! Every method is one call into the component, armed with the runtime's [`Limits`]. When a
+//! call traps (a limit, or a guest bug), Wasmtime never enters that instance again: the
+//! memory throws it away, instantiates the component afresh on the same kv and plug-ins, and
+//! reopens the store, which then holds exactly what the old instance had durably written.
+//! The failed call returns the trap as [`Error::Limit`] or [`Error::Runtime`].
 
 use wasmtime::component::ResourceAny;
-use wasmtime::Store;
+use wasmtime::{Engine, Store};
 
-use crate::bindings::exports::memdag::core::memory::GuestStore;
-use crate::bindings::Memdag;
-use crate::runtime::HostState;
-use crate::{Error, NewTurn, Record};
+use crate::bindings::exports::memdag::core::memory::{Embeddings, GuestStore};
+use crate::bindings::{Memdag, MemdagPre};
+use crate::limits::{classify, Limits};
+use crate::runtime::{new_store, HostState};
+use crate::{Error, MemoryError};
 
-/// An open memdag store. Every method is one call into the component; mutations are durable
-/// in the [`crate::Kv`] when they return `Ok`. See `wit/memdag.wit` for each call's errors.
-pub struct Memory {
+/// What a [`Memory`] needs to instantiate the component again.
+pub(crate) struct Instantiator {
+    pub engine: Engine,
+    pub pre: MemdagPre<HostState>,
+    pub limits: Limits,
+}
+
+/// A live instance with its open store.
+struct Live {
     store: Store<HostState>,
     instance: Memdag,
     handle: ResourceAny,
 }
 
+/// An open memdag store. Every method is one call into the component; mutations are durable
+/// in the [`crate::Kv`] when they return `Ok`. See `wit/memory.wit` for each call's errors.
+pub struct Memory {
+    maker: Instantiator,
+    prefix: Option<String>,
+    embeddings: Embeddings,
+    /// `None` only between a trap and a successful renewal.
+    live: Option<Live>,
+    /// The host state of a trapped instance whose renewal failed; renewal is retried.
+    spare: Option<HostState>,
+}
+
 impl Memory {
     pub(crate) fn open(
-        mut store: Store<HostState>,
-        instance: Memdag,
-        prefix: Option<&str>,
+        maker: Instantiator,
+        state: HostState,
+        prefix: Option<String>,
+        embeddings: Embeddings,
     ) -> Result<Self, Error> {
-        let handle = instance
-            .memdag_core_memory()
-            .store()
-            .call_open(&mut store, prefix)??;
-        Ok(Memory {
-            store,
-            instance,
-            handle,
-        })
+        let mut memory = Memory {
+            maker,
+            prefix,
+            embeddings,
+            live: None,
+            spare: None,
+        };
+        memory.live = Some(memory.start(state)?);
+        Ok(memory)
+    }
+
+    /// Instantiates the component on `state` and opens the store.
+    fn start(&mut self, state: HostState) -> Result<Live, Error> {
+        let mut store = new_store(&self.maker.engine, state);
+        let limits = self.maker.limits;
+        let opened = (|| -> wasmtime::Result<_> {
+            limits.arm(&mut store)?;
+            let instance = self.maker.pre.instantiate(&mut store)?;
+            limits.arm(&mut store)?;
+            let handle = instance.memdag_core_memory().store().call_open(
+                &mut store,
+                self.prefix.as_deref(),
+                self.embeddings,
+            )?;
+            Ok((instance, handle))
+        })();
+        match opened {
+            Ok((instance, Ok(handle))) => Ok(Live {
+                store,
+                instance,
+                handle,
+            }),
+            Ok((_, Err(e))) => Err(Error::Memory(e)),
+            Err(e) => {
+                let error = trap_error(e, &mut store);
+                self.spare = Some(store.into_data().renewed());
+                Err(error)
+            }
+        }
+    }
+
+    /// The live instance, renewing it first after a trap.
+    fn live(&mut self) -> Result<&mut Live, Error> {
+        if self.live.is_none() {
+            let state = self.spare.take().ok_or_else(|| {
+                Error::Runtime(wasmtime::format_err!("memdag instance lost its host state"))
+            })?;
+            self.live = Some(self.start(state)?);
+        }
+        Ok(self.live.as_mut().expect("set above"))
+    }
+
+    /// Runs one call into the instance under the limits. On a trap the instance is dropped
+    /// and its host state kept for the next call's renewal.
+    pub(crate) fn call<T>(
+        &mut self,
+        f: impl FnOnce(&Memdag, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<T>,
+    ) -> Result<T, Error> {
+        let limits = self.maker.limits;
+        let live = self.live()?;
+        let outcome = limits
+            .arm(&mut live.store)
+            .and_then(|()| f(&live.instance, &mut live.store, live.handle));
+        match outcome {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                let mut live = self.live.take().expect("live during a call");
+                let error = trap_error(e, &mut live.store);
+                self.spare = Some(live.store.into_data().renewed());
+                Err(error)
+            }
+        }
     }
 
     /// Runs one method of the `store` resource.
-    fn call<T>(
+    pub(crate) fn store_call<T>(
         &mut self,
         f: impl FnOnce(
             GuestStore<'_>,
             &mut Store<HostState>,
             ResourceAny,
-        ) -> wasmtime::Result<Result<T, crate::MemoryError>>,
+        ) -> wasmtime::Result<Result<T, MemoryError>>,
     ) -> Result<T, Error> {
-        Ok(f(
-            self.instance.memdag_core_memory().store(),
-            &mut self.store,
-            self.handle,
-        )??)
+        Ok(self.call(|i, s, h| f(i.memdag_core_memory().store(), s, h))??)
     }
+}
 
-    /// Adds one turn; its parents must exist. Returns the stored record.
-    pub fn add_turn(&mut self, turn: NewTurn) -> Result<Record, Error> {
-        self.call(|s, st, h| s.call_add_turn(st, h, &turn))
-    }
-
-    /// The record with this id, or `None`.
-    pub fn get(&mut self, id: &str) -> Result<Option<Record>, Error> {
-        self.call(|s, st, h| s.call_get(st, h, id))
-    }
-
-    /// The `n` newest records of a thread, newest first.
-    pub fn recent(&mut self, thread: &str, n: u32) -> Result<Vec<Record>, Error> {
-        self.call(|s, st, h| s.call_recent(st, h, thread, n))
-    }
-
-    /// The `n` newest records of a user, newest first.
-    pub fn by_user(&mut self, user: &str, n: u32) -> Result<Vec<Record>, Error> {
-        self.call(|s, st, h| s.call_by_user(st, h, user, n))
-    }
-
-    /// The ancestors of `id`, breadth-first, nearest first.
-    pub fn ancestors(&mut self, id: &str, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
-        self.call(|s, st, h| s.call_ancestors(st, h, id, depth, limit))
-    }
-
-    /// The descendants of `id`, breadth-first, nearest first.
-    pub fn descendants(&mut self, id: &str, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
-        self.call(|s, st, h| s.call_descendants(st, h, id, depth, limit))
-    }
-
-    /// Deletes a record, re-parenting its children onto its parents. Returns it.
-    pub fn delete(&mut self, id: &str) -> Result<Record, Error> {
-        self.call(|s, st, h| s.call_delete(st, h, id))
-    }
-
-    /// The number of live records.
-    pub fn len(&mut self) -> Result<u64, Error> {
-        self.call(|s, st, h| s.call_len(st, h))
-    }
-
-    /// Whether the store holds no record.
-    pub fn is_empty(&mut self) -> Result<bool, Error> {
-        Ok(self.len()? == 0)
+/// The error of a failed call: a limit when the trap shows one, else the runtime error.
+fn trap_error(e: wasmtime::Error, store: &mut Store<HostState>) -> Error {
+    match classify(&e, &mut store.data_mut().limiter) {
+        Some(kind) => Error::Limit {
+            kind,
+            message: format!("{e:#}"),
+        },
+        None => Error::Runtime(e),
     }
 }
 
 impl Drop for Memory {
     fn drop(&mut self) {
         // Everything is already durable; the instance is torn down with the store anyway.
-        let _ = self.handle.resource_drop(&mut self.store);
+        if let Some(live) = &mut self.live {
+            let _ = live.handle.resource_drop(&mut live.store);
+        }
     }
 }

@@ -1,7 +1,11 @@
 //! Conversions between the core's types and the WIT types, in this crate only.
 //!
 //! Errors become the WIT `variant error` by [`ErrorKind`], with a message that starts with the
-//! core's stable code: `UNKNOWN_PARENT: unknown parent ids: a`.
+//! core's stable code: `UNKNOWN_PARENT: unknown parent ids: a`. Records and turns are here;
+//! [`query`] converts search, grep and recall, [`context`] the context-window tools.
+
+pub mod context;
+pub mod query;
 
 use memdag_core::{CompactNode, Error as CoreError, ErrorKind, NewTurn, Record, Section, Step};
 
@@ -16,6 +20,21 @@ pub fn error(e: &CoreError) -> wit::Error {
         ErrorKind::CorruptData => wit::Error::CorruptData(message),
         ErrorKind::Storage => wit::Error::Storage(message),
         ErrorKind::Host => wit::Error::Host(message),
+    }
+}
+
+/// The same error with `context` put after its code: `UNKNOWN_PARENT: turn 3: unknown ...`.
+pub fn with_context(e: wit::Error, context: &str) -> wit::Error {
+    let add = |m: String| match m.split_once(": ") {
+        Some((code, rest)) => format!("{code}: {context}: {rest}"),
+        None => format!("{context}: {m}"),
+    };
+    match e {
+        wit::Error::NotFound(m) => wit::Error::NotFound(add(m)),
+        wit::Error::InvalidInput(m) => wit::Error::InvalidInput(add(m)),
+        wit::Error::CorruptData(m) => wit::Error::CorruptData(add(m)),
+        wit::Error::Storage(m) => wit::Error::Storage(add(m)),
+        wit::Error::Host(m) => wit::Error::Host(add(m)),
     }
 }
 

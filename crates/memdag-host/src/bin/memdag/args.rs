@@ -11,25 +11,95 @@ usage: memdag [OPTIONS] <COMMAND>
 commands:
   demo                      ingest the bundled sample session (new turns only), then show
                             the recent turns of its last thread and the ancestors of its last turn
+  ingest <FILE.jsonl>       add one turn per line (id, thread, user, created_at as ISO 8601 or
+                            ms, input, output; optional parents, steps, tags, importance,
+                            embedding); turns already stored are skipped; progress on stderr
+  search <QUERY>            ranked search [--mode bm25|vector|hybrid] [--k N] [--thread T]
+                            [--user U] [--json]
+  search --batch <FILE>     one query per line (a JSON string, or {\"id\", \"text\",
+                            \"embedding\", \"thread\", \"user\"}); prints one JSON line per query
+                            with the ranked ids and scores
+  grep <PATTERN>            regular expression over raw logs [-i] [--field F]... [--json]
+  recall                    the memory block for a new turn: --thread T --user U [--budget N]
+                            [--query TEXT] [--json]
+  compact <ID>              write the turn's compact node: with --llm-cmd, else extractive
+  show <ID> [--raw]         one turn in full; --raw prints its tool log unabridged
+  dag <ID> [DEPTH]          the ancestors and descendants of a turn, drawn as trees
   recent <THREAD> [N]       the N newest turns of a thread (default 10)
   ancestors <ID> [DEPTH]    the DAG ancestors of a turn as a tree (default depth 16)
-  get <ID>                  one turn in full
+  get <ID>                  one turn in full (as show)
   help                      this text
 
 options:
   --store <DIR>             the store directory (default ./memdag-demo-store)
   --component <PATH>        the component file; else $MEMDAG_COMPONENT, next to this binary,
                             or <cargo target dir>/wasm32-wasip2/release/memdag_component.wasm
+  --embed-cmd <CMD>         vectors from a program (sh -c): {\"texts\": [...]} on its stdin,
+                            a JSON array of vectors on its stdout. Default: built-in embedder
+  --llm-cmd <CMD>           an LLM as a program (sh -c): the prompt on its stdin, the answer
+                            on its stdout. Default: the extractive compactor
 ";
 
 /// What to do.
 #[derive(Debug, PartialEq)]
 pub enum Command {
     Demo,
-    Recent { thread: String, n: u32 },
-    Ancestors { id: String, depth: u32 },
-    Get { id: String },
+    Ingest {
+        file: PathBuf,
+    },
+    Search(Search),
+    Grep {
+        pattern: String,
+        case_insensitive: bool,
+        fields: Vec<String>,
+        json: bool,
+    },
+    Recall {
+        thread: String,
+        user: String,
+        budget: Option<u32>,
+        query: Option<String>,
+        json: bool,
+    },
+    Compact {
+        id: String,
+    },
+    Show {
+        id: String,
+        raw: bool,
+    },
+    Dag {
+        id: String,
+        depth: u32,
+    },
+    Recent {
+        thread: String,
+        n: u32,
+    },
+    Ancestors {
+        id: String,
+        depth: u32,
+    },
     Help,
+}
+
+/// A search, one query or a batch file.
+#[derive(Debug, PartialEq)]
+pub struct Search {
+    /// The query text, or the batch file.
+    pub input: SearchInput,
+    pub mode: String,
+    pub k: u32,
+    pub thread: Option<String>,
+    pub user: Option<String>,
+    pub json: bool,
+}
+
+/// Where the queries come from.
+#[derive(Debug, PartialEq)]
+pub enum SearchInput {
+    Text(String),
+    Batch(PathBuf),
 }
 
 /// Parsed arguments.
@@ -38,75 +108,185 @@ pub struct Args {
     pub command: Command,
     pub store: PathBuf,
     pub component: Option<PathBuf>,
+    pub embed_cmd: Option<String>,
+    pub llm_cmd: Option<String>,
+}
+
+/// Flags that take a value.
+const VALUED: [&str; 14] = [
+    "--store",
+    "--component",
+    "--embed-cmd",
+    "--llm-cmd",
+    "--mode",
+    "--k",
+    "--thread",
+    "--user",
+    "--batch",
+    "--budget",
+    "--query",
+    "--field",
+    "--depth",
+    "-k",
+];
+/// Flags without a value.
+const SWITCHES: [&str; 5] = ["--json", "--raw", "-i", "--help", "-h"];
+
+/// Flags as given, in order, with their values.
+struct Flags(Vec<(String, Option<String>)>);
+
+impl Flags {
+    fn value(&self, name: &str) -> Option<String> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(f, _)| f == name)
+            .and_then(|(_, v)| v.clone())
+    }
+
+    fn values(&self, name: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(f, _)| f == name)
+            .filter_map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|(f, _)| f == name)
+    }
+
+    fn number(&self, name: &str) -> Result<Option<u32>, String> {
+        self.value(name)
+            .map(|s| {
+                s.parse()
+                    .map_err(|_| format!("{name}: {s:?} is not a count"))
+            })
+            .transpose()
+    }
 }
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-    let mut store = PathBuf::from("memdag-demo-store");
-    let mut component = None;
+    let mut flags = Vec::new();
     let mut positional = Vec::new();
-    let mut help = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
             _ => (arg.clone(), None),
         };
-        let mut value = |name: &str| {
-            inline
-                .clone()
+        if VALUED.contains(&flag.as_str()) {
+            let value = inline
                 .or_else(|| args.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match flag.as_str() {
-            "--store" => store = PathBuf::from(value("--store")?),
-            "--component" => component = Some(PathBuf::from(value("--component")?)),
-            "-h" | "--help" => help = true,
-            f if f.starts_with('-') && f.len() > 1 => return Err(format!("unknown option {f}")),
-            _ => positional.push(arg),
+                .ok_or_else(|| format!("{flag} needs a value"))?;
+            let flag = if flag == "-k" { "--k".into() } else { flag };
+            flags.push((flag, Some(value)));
+        } else if SWITCHES.contains(&flag.as_str()) {
+            flags.push((flag, None));
+        } else if flag.starts_with('-') && flag.len() > 1 {
+            return Err(format!("unknown option {flag}"));
+        } else {
+            positional.push(arg);
         }
     }
-    if help {
-        return Ok(Args {
-            command: Command::Help,
-            store,
-            component,
-        });
-    }
-    let mut pos = positional.into_iter();
-    let command = match pos.next().as_deref() {
-        None | Some("help") => Command::Help,
-        Some("demo") => Command::Demo,
-        Some("recent") => {
-            let thread = pos.next().ok_or("recent needs a THREAD")?;
-            Command::Recent {
-                thread,
-                n: number(pos.next(), 10)?,
-            }
-        }
-        Some("ancestors") => {
-            let id = pos.next().ok_or("ancestors needs an ID")?;
-            Command::Ancestors {
-                id,
-                depth: number(pos.next(), 16)?,
-            }
-        }
-        Some("get") => Command::Get {
-            id: pos.next().ok_or("get needs an ID")?,
+    let flags = Flags(flags);
+    let command = if flags.has("--help") || flags.has("-h") {
+        Command::Help
+    } else {
+        command(&mut positional.into_iter(), &flags)?
+    };
+    Ok(Args {
+        command,
+        store: PathBuf::from(
+            flags
+                .value("--store")
+                .unwrap_or_else(|| "memdag-demo-store".into()),
+        ),
+        component: flags.value("--component").map(PathBuf::from),
+        embed_cmd: flags.value("--embed-cmd"),
+        llm_cmd: flags.value("--llm-cmd"),
+    })
+}
+
+fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Command, String> {
+    let mut need = |what: &str| pos.next().ok_or_else(|| format!("needs {what}"));
+    let name = match need("a command") {
+        Ok(n) => n,
+        Err(_) => return Ok(Command::Help),
+    };
+    let command = match name.as_str() {
+        "help" => Command::Help,
+        "demo" => Command::Demo,
+        "ingest" => Command::Ingest {
+            file: PathBuf::from(need("ingest a FILE")?),
         },
-        Some(other) => return Err(format!("unknown command {other:?}")),
+        "search" => {
+            let input = match flags.value("--batch") {
+                Some(file) => SearchInput::Batch(PathBuf::from(file)),
+                None => SearchInput::Text(need("search a QUERY (or --batch FILE)")?),
+            };
+            let mode = flags.value("--mode").unwrap_or_else(|| "hybrid".into());
+            if !["bm25", "vector", "hybrid"].contains(&mode.as_str()) {
+                return Err(format!("--mode {mode:?}: use bm25, vector or hybrid"));
+            }
+            Command::Search(Search {
+                input,
+                mode,
+                k: flags.number("--k")?.unwrap_or(10),
+                thread: flags.value("--thread"),
+                user: flags.value("--user"),
+                json: flags.has("--json"),
+            })
+        }
+        "grep" => Command::Grep {
+            pattern: need("grep a PATTERN")?,
+            case_insensitive: flags.has("-i"),
+            fields: flags.values("--field"),
+            json: flags.has("--json"),
+        },
+        "recall" => {
+            let thread = flags.value("--thread").unwrap_or_default();
+            let user = flags.value("--user").unwrap_or_default();
+            if thread.is_empty() && user.is_empty() {
+                return Err("recall needs --thread T or --user U".into());
+            }
+            Command::Recall {
+                thread,
+                user,
+                budget: flags.number("--budget")?,
+                query: flags.value("--query"),
+                json: flags.has("--json"),
+            }
+        }
+        "compact" => Command::Compact {
+            id: need("compact an ID")?,
+        },
+        "show" | "get" => Command::Show {
+            id: need(&format!("{name} an ID"))?,
+            raw: flags.has("--raw"),
+        },
+        "dag" => Command::Dag {
+            id: need("dag an ID")?,
+            depth: count(pos.next(), flags.number("--depth")?.unwrap_or(16))?,
+        },
+        "recent" => Command::Recent {
+            thread: need("recent a THREAD")?,
+            n: count(pos.next(), 10)?,
+        },
+        "ancestors" => Command::Ancestors {
+            id: need("ancestors an ID")?,
+            depth: count(pos.next(), 16)?,
+        },
+        other => return Err(format!("unknown command {other:?}")),
     };
     if let Some(extra) = pos.next() {
         return Err(format!("unexpected argument {extra:?}"));
     }
-    Ok(Args {
-        command,
-        store,
-        component,
-    })
+    Ok(command)
 }
 
-fn number(arg: Option<String>, default: u32) -> Result<u32, String> {
+fn count(arg: Option<String>, default: u32) -> Result<u32, String> {
     match arg {
         None => Ok(default),
         Some(s) => s.parse().map_err(|_| format!("{s:?} is not a count")),
@@ -147,6 +327,49 @@ mod tests {
     }
 
     #[test]
+    fn parses_search_and_friends() {
+        let a = parse_str("search deploy --mode bm25 --k 3 --user lin --json").unwrap();
+        assert_eq!(
+            a.command,
+            Command::Search(Search {
+                input: SearchInput::Text("deploy".into()),
+                mode: "bm25".into(),
+                k: 3,
+                thread: None,
+                user: Some("lin".into()),
+                json: true,
+            })
+        );
+        let a = parse_str("search --batch q.jsonl --mode vector -k 5 --json").unwrap();
+        assert!(matches!(
+            a.command,
+            Command::Search(Search {
+                input: SearchInput::Batch(_),
+                k: 5,
+                ..
+            })
+        ));
+        let a = parse_str("compact t3 --llm-cmd ./fake.sh").unwrap();
+        assert_eq!(a.llm_cmd.as_deref(), Some("./fake.sh"));
+        assert_eq!(
+            parse_str("show t3 --raw").unwrap().command,
+            Command::Show {
+                id: "t3".into(),
+                raw: true
+            }
+        );
+        assert!(matches!(
+            parse_str("recall --thread main --budget 300")
+                .unwrap()
+                .command,
+            Command::Recall {
+                budget: Some(300),
+                ..
+            }
+        ));
+    }
+
+    #[test]
     fn rejects_bad_input() {
         assert!(parse_str("demo --store").is_err());
         assert!(parse_str("demo --frob").is_err());
@@ -154,5 +377,9 @@ mod tests {
         assert!(parse_str("recent t x").is_err());
         assert!(parse_str("get a b").is_err());
         assert!(parse_str("launch").is_err());
+        assert!(parse_str("search x --mode fuzzy").is_err());
+        assert!(parse_str("search").is_err());
+        assert!(parse_str("recall").is_err());
+        assert!(parse_str("search x --k many").is_err());
     }
 }

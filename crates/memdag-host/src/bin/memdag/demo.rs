@@ -1,107 +1,30 @@
 //! `memdag demo`: ingest the bundled sample session and show what the store holds.
 
-use serde::Deserialize;
+use std::io::Write;
 
-use memdag_host::{CompactNode, Error, Memory, NewTurn, Section, Step};
+use memdag_host::{Error, Memory, NewTurn};
 
 use crate::show;
+use crate::turn_json::JsonTurn;
 
 /// A sample agent session: two threads of one user, with tool calls and parents.
 const SESSION: &str = include_str!("../../../data/demo-session.json");
 
-/// One turn of the sample file: the WIT `new-turn` with defaults, in JSON.
-#[derive(Deserialize)]
-struct DemoTurn {
-    id: String,
-    thread: String,
-    #[serde(default)]
-    user: String,
-    #[serde(default)]
-    created_at: i64,
-    #[serde(default)]
-    input: String,
-    #[serde(default)]
-    output: String,
-    #[serde(default)]
-    steps: Vec<DemoStep>,
-    #[serde(default)]
-    parents: Vec<String>,
-    #[serde(default)]
-    tags: Vec<String>,
-    importance: Option<f32>,
-    compact: Option<DemoCompact>,
-}
-
-#[derive(Deserialize)]
-struct DemoStep {
-    tool: String,
-    #[serde(default)]
-    args: String,
-    #[serde(default)]
-    result: String,
-    ok: bool,
-}
-
-#[derive(Deserialize)]
-struct DemoCompact {
-    summary: String,
-    #[serde(default)]
-    sections: Vec<DemoSection>,
-}
-
-#[derive(Deserialize)]
-struct DemoSection {
-    name: String,
-    text: String,
-}
-
-impl From<DemoTurn> for NewTurn {
-    fn from(t: DemoTurn) -> Self {
-        NewTurn {
-            id: Some(t.id),
-            thread: t.thread,
-            user: t.user,
-            created_at: t.created_at,
-            input: t.input,
-            output: t.output,
-            steps: t
-                .steps
-                .into_iter()
-                .map(|s| Step {
-                    tool: s.tool,
-                    args: s.args,
-                    result: s.result,
-                    ok: s.ok,
-                })
-                .collect(),
-            parents: t.parents,
-            tags: t.tags,
-            importance: t.importance,
-            compact: t.compact.map(|c| CompactNode {
-                summary: c.summary,
-                sections: c
-                    .sections
-                    .into_iter()
-                    .map(|s| Section {
-                        name: s.name,
-                        text: s.text,
-                    })
-                    .collect(),
-            }),
-            embedding: None,
-        }
-    }
-}
-
 /// The bundled session, in order.
 fn session() -> Vec<NewTurn> {
-    let turns: Vec<DemoTurn> =
+    let turns: Vec<JsonTurn> =
         serde_json::from_str(SESSION).expect("the bundled demo session is valid JSON");
-    turns.into_iter().map(NewTurn::from).collect()
+    turns
+        .into_iter()
+        .map(|t| {
+            t.into_new_turn()
+                .expect("the bundled demo session has valid times")
+        })
+        .collect()
 }
 
 /// Adds the turns not yet present, then prints the last thread and the last turn's ancestry.
-pub fn run(memory: &mut Memory) -> Result<(), Error> {
+pub fn run(memory: &mut Memory, out: &mut dyn Write) -> Result<(), Error> {
     let turns = session();
     let mut added = 0;
     for turn in &turns {
@@ -110,28 +33,34 @@ pub fn run(memory: &mut Memory) -> Result<(), Error> {
             continue;
         }
         let record = memory.add_turn(turn.clone())?;
-        println!("  + {}", show::line(&record));
+        writeln!(out, "  + {}", show::line(&record))?;
         added += 1;
     }
     let present = turns.len() - added;
     if added == 0 {
-        println!(
+        writeln!(
+            out,
             "ingested nothing new: all {present} turns of the sample session are already stored"
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            out,
             "ingested {added} new turns ({present} were already stored); store now holds {}",
             memory.len()?
-        );
+        )?;
     }
 
     let Some(last) = turns.last() else {
         return Ok(());
     };
     let last_id = last.id.as_deref().unwrap_or_default();
-    println!("\nrecent turns of thread {:?} (newest first):", last.thread);
+    writeln!(
+        out,
+        "\nrecent turns of thread {:?} (newest first):",
+        last.thread
+    )?;
     for r in memory.recent(&last.thread, 5)? {
-        println!("  {}", show::line(&r));
+        writeln!(out, "  {}", show::line(&r))?;
     }
 
     let root = memory.get(last_id)?.ok_or_else(|| {
@@ -140,11 +69,16 @@ pub fn run(memory: &mut Memory) -> Result<(), Error> {
         )))
     })?;
     let ancestors = memory.ancestors(last_id, 16, 1000)?;
-    println!(
+    writeln!(
+        out,
         "\nDAG ancestors of the last turn {last_id} ({} records, parents indented under children):",
         ancestors.len()
-    );
-    print!("{}", indent(&show::ancestor_tree(&root, &ancestors), "  "));
+    )?;
+    write!(
+        out,
+        "{}",
+        indent(&show::ancestor_tree(&root, &ancestors), "  ")
+    )?;
     Ok(())
 }
 

@@ -1,16 +1,24 @@
 //! `memdag`: the command-line face of the memdag component, run by Wasmtime.
 //!
 //! See `memdag help`. The store is a directory of files written through the component's `kv`
-//! import ([`memdag_host::DirKv`]).
+//! import ([`memdag_host::DirKv`]). Output goes through one buffered writer; when its reader
+//! goes away (`memdag ... | head`) the command stops quietly with success.
 
 mod args;
 mod demo;
+mod ingest;
+mod search;
 mod show;
+mod turn_json;
 
+use std::io::{BufWriter, ErrorKind, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use memdag_host::{locate, DirKv, Error, Runtime};
+use memdag_host::{
+    locate, recall_query, CommandEmbedder, CommandLlm, Compactor, DirKv, Error, Limits, Memory,
+    OpenOptions, Runtime,
+};
 
 use args::{Args, Command};
 
@@ -22,73 +30,180 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(args) {
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let outcome = run(args, &mut out).and_then(|()| out.flush().map_err(Error::Io));
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Error::Io(e)) if e.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
+            // Whatever was printed before the error still reaches the reader.
+            let _ = out.flush();
             eprintln!("memdag: error: {e}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(args: Args) -> Result<(), Error> {
+fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
     if args.command == Command::Help {
-        print!("{}", args::USAGE);
+        write!(out, "{}", args::USAGE)?;
         return Ok(());
     }
     let path = locate::component_path(args.component.as_deref())?;
     let started = Instant::now();
-    let runtime = Runtime::from_file(&path)?;
+    let runtime = match cache_dir() {
+        Some(dir) => Runtime::from_file_cached(&path, Limits::DEFAULT, dir)?,
+        None => Runtime::from_file(&path)?,
+    };
     let verbose = args.command == Command::Demo;
     if verbose {
-        println!(
-            "component {} (compiled in {} ms)",
+        writeln!(
+            out,
+            "component {} (ready in {} ms)",
             path.display(),
             started.elapsed().as_millis()
-        );
+        )?;
     }
 
-    if !verbose && !args.store.is_dir() {
-        // Only `demo` creates a store; a typo should not leave an empty directory behind.
+    let creates = matches!(args.command, Command::Demo | Command::Ingest { .. });
+    if !creates && !args.store.is_dir() {
+        // Only `demo` and `ingest` create a store; a typo should not leave an empty directory.
         let message = format!(
-            "no store at {} (run `memdag demo` first)",
+            "no store at {} (run `memdag demo` or `memdag ingest FILE` first)",
             args.store.display()
         );
-        return Err(Error::Io(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            message,
-        )));
+        return Err(Error::Io(std::io::Error::new(ErrorKind::NotFound, message)));
     }
     let kv = DirKv::open(&args.store)?;
+    let mut options = OpenOptions::new();
+    if let Some(cmd) = &args.embed_cmd {
+        options = options.embedder(CommandEmbedder::new(cmd));
+    }
+    if let Some(cmd) = &args.llm_cmd {
+        options = options.llm(CommandLlm::new(cmd));
+    }
     let started = Instant::now();
-    let mut memory = runtime.open(kv, None)?;
+    let mut memory = runtime.open_with(kv, options)?;
     if verbose {
-        println!(
+        writeln!(
+            out,
             "loaded {} records from {} in {} ms",
             memory.len()?,
             args.store.display(),
             started.elapsed().as_millis()
-        );
+        )?;
     }
 
     match args.command {
-        Command::Demo => demo::run(&mut memory)?,
+        Command::Demo => demo::run(&mut memory, out)?,
+        Command::Ingest { file } => ingest::run(&mut memory, &file, out)?,
+        Command::Search(s) => search::run(&mut memory, &s, out)?,
+        Command::Grep {
+            pattern,
+            case_insensitive,
+            fields,
+            json,
+        } => search::grep(&mut memory, &pattern, case_insensitive, &fields, json, out)?,
+        Command::Recall {
+            thread,
+            user,
+            budget,
+            query,
+            json,
+        } => {
+            let mut q = recall_query(&thread, &user);
+            q.budget_tokens = budget;
+            q.query_text = query;
+            let recall = memory.recall(&q)?;
+            if json {
+                let items: Vec<_> = recall
+                    .items
+                    .iter()
+                    .map(|i| serde_json::json!({ "id": i.id, "section": format!("{:?}", i.section).to_lowercase(), "score": i.score, "tokens": i.tokens }))
+                    .collect();
+                let value = serde_json::json!({ "block": recall.block, "tokens": recall.tokens,
+                                                 "omitted": recall.omitted, "items": items });
+                writeln!(out, "{value}")?;
+            } else {
+                writeln!(out, "{}", recall.block)?;
+                eprintln!(
+                    "{} items, {} tokens, {} left out",
+                    recall.items.len(),
+                    recall.tokens,
+                    recall.omitted
+                );
+            }
+        }
+        Command::Compact { id } => {
+            let compactor = if args.llm_cmd.is_some() {
+                Compactor::Llm
+            } else {
+                Compactor::Extractive
+            };
+            let record = memory.compact(&id, compactor)?;
+            if let Some(c) = &record.compact {
+                writeln!(out, "summary: {}", c.summary)?;
+                for s in &c.sections {
+                    writeln!(out, "{}: {}", s.name, s.text)?;
+                }
+            }
+        }
+        Command::Show { id, raw } => {
+            let record = memory.get(&id)?.ok_or_else(|| not_found(&id))?;
+            let text = if raw {
+                show::raw(&record)
+            } else {
+                show::full(&record)
+            };
+            write!(out, "{text}")?;
+        }
+        Command::Dag { id, depth } => dag(&mut memory, &id, depth, out)?,
         Command::Recent { thread, n } => {
             for r in memory.recent(&thread, n)? {
-                println!("{}", show::line(&r));
+                writeln!(out, "{}", show::line(&r))?;
             }
         }
         Command::Ancestors { id, depth } => {
             let root = memory.get(&id)?.ok_or_else(|| not_found(&id))?;
             let ancestors = memory.ancestors(&id, depth, u32::MAX)?;
-            print!("{}", show::ancestor_tree(&root, &ancestors));
-        }
-        Command::Get { id } => {
-            let record = memory.get(&id)?.ok_or_else(|| not_found(&id))?;
-            print!("{}", show::full(&record));
+            write!(out, "{}", show::ancestor_tree(&root, &ancestors))?;
         }
         Command::Help => unreachable!("handled above"),
     }
+    Ok(())
+}
+
+/// Where compiled components are kept: `$MEMDAG_CACHE_DIR` (empty turns the cache off), else
+/// `$XDG_CACHE_HOME/memdag`, else `$HOME/.cache/memdag`.
+fn cache_dir() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    match std::env::var_os("MEMDAG_CACHE_DIR") {
+        Some(d) if d.is_empty() => None,
+        Some(d) => Some(PathBuf::from(d)),
+        None => std::env::var_os("XDG_CACHE_HOME")
+            .map(|d| PathBuf::from(d).join("memdag"))
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/memdag"))),
+    }
+}
+
+/// `memdag dag ID`: the ancestors, then the descendants, each as a tree.
+fn dag(memory: &mut Memory, id: &str, depth: u32, out: &mut dyn Write) -> Result<(), Error> {
+    let root = memory.get(id)?.ok_or_else(|| not_found(id))?;
+    let ancestors = memory.ancestors(id, depth, u32::MAX)?;
+    let descendants = memory.descendants(id, depth, u32::MAX)?;
+    writeln!(
+        out,
+        "ancestors ({}), parents under children:",
+        ancestors.len()
+    )?;
+    write!(out, "{}", show::ancestor_tree(&root, &ancestors))?;
+    writeln!(
+        out,
+        "\ndescendants ({}), children under parents:",
+        descendants.len()
+    )?;
+    write!(out, "{}", show::descendant_tree(&root, &descendants))?;
     Ok(())
 }
 

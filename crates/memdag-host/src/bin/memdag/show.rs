@@ -53,39 +53,85 @@ pub fn full(r: &Record) -> String {
     out
 }
 
+/// A turn with its tool log unabridged: every step's arguments and result in full.
+pub fn raw(r: &Record) -> String {
+    let mut out = format!(
+        "id:      {}\nthread:  {}\nuser:    {}\ncreated: {} UTC\n",
+        r.id,
+        r.thread,
+        r.user,
+        utc(r.created_at)
+    );
+    if !r.parents.is_empty() {
+        out += &format!("parents: {}\n", r.parents.join(", "));
+    }
+    out += &format!("\n--- input\n{}\n", r.input);
+    for (i, s) in r.steps.iter().enumerate() {
+        let mark = if s.ok { "ok" } else { "failed" };
+        out += &format!(
+            "\n--- step {} {} [{mark}]\nargs:\n{}\nresult:\n{}\n",
+            i + 1,
+            s.tool,
+            s.args,
+            s.result
+        );
+    }
+    out += &format!("\n--- output\n{}\n", r.output);
+    out
+}
+
+/// The descendants of `root` as a tree following child edges, as [`ancestor_tree`] draws
+/// ancestors: a record reached again is marked `(see above)`.
+pub fn descendant_tree(root: &Record, descendants: &[Record]) -> String {
+    let mut children: BTreeMap<&str, Vec<&Record>> = BTreeMap::new();
+    for d in descendants {
+        for p in &d.parents {
+            children.entry(p.as_str()).or_default().push(d);
+        }
+    }
+    let mut out = line(root) + "\n";
+    let mut seen = BTreeSet::from([root.id.as_str()]);
+    let next = |r: &Record| children.get(r.id.as_str()).cloned().unwrap_or_default();
+    tree(root, &next, "", &mut seen, &mut out);
+    out
+}
+
 /// The ancestors of `root` as a tree following parent edges. A record reached a second time
 /// is printed once more as `(see above)` without its parents, so the DAG stays readable.
 pub fn ancestor_tree(root: &Record, ancestors: &[Record]) -> String {
     let by_id: BTreeMap<&str, &Record> = ancestors.iter().map(|r| (r.id.as_str(), r)).collect();
     let mut out = line(root) + "\n";
     let mut seen = BTreeSet::from([root.id.as_str()]);
-    branch(root, &by_id, "", &mut seen, &mut out);
+    // Parents beyond the walked depth are not in `by_id`; they are left out.
+    let next = |r: &Record| {
+        r.parents
+            .iter()
+            .filter_map(|p| by_id.get(p.as_str()).copied())
+            .collect::<Vec<_>>()
+    };
+    tree(root, &next, "", &mut seen, &mut out);
     out
 }
 
-fn branch<'a>(
+/// Draws the records `next` gives for `r`, recursively, each once in full.
+fn tree<'a>(
     r: &'a Record,
-    by_id: &BTreeMap<&str, &'a Record>,
+    next: &dyn Fn(&'a Record) -> Vec<&'a Record>,
     indent: &str,
     seen: &mut BTreeSet<&'a str>,
     out: &mut String,
 ) {
-    // Parents beyond the walked depth are not in `by_id`; they are left out.
-    let parents: Vec<&Record> = r
-        .parents
-        .iter()
-        .filter_map(|p| by_id.get(p.as_str()).copied())
-        .collect();
-    for (i, p) in parents.iter().enumerate() {
-        let last = i + 1 == parents.len();
-        let (stem, next) = if last {
+    let items = next(r);
+    for (i, p) in items.iter().enumerate() {
+        let last = i + 1 == items.len();
+        let (stem, more) = if last {
             ("└── ", "    ")
         } else {
             ("├── ", "│   ")
         };
         if seen.insert(&p.id) {
             *out += &format!("{indent}{stem}{}\n", line(p));
-            branch(p, by_id, &format!("{indent}{next}"), seen, out);
+            tree(p, next, &format!("{indent}{more}"), seen, out);
         } else {
             *out += &format!("{indent}{stem}{} (see above)\n", p.id);
         }

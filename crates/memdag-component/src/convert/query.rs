@@ -1,0 +1,145 @@
+//! Search, grep and recall: WIT queries to the core's, core answers to WIT.
+//!
+//! A WIT `option` left none takes the core's default, which lives in the core's `Default`
+//! impls only. Counts cross the boundary as `u32`; sizes beyond it saturate.
+
+use memdag_core::recall::{Recall, RecallItem, RecallQuery, RecallSection};
+use memdag_core::search::{
+    Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery,
+};
+use memdag_core::tokens::Encoding;
+
+use crate::bindings::memdag::core::query as wit;
+
+/// A count as `u32`, saturating.
+pub fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A WIT search query as the core's.
+pub fn search_query(q: wit::SearchQuery) -> SearchQuery {
+    let d = SearchQuery::default();
+    SearchQuery {
+        text: q.text,
+        embedding: q.embedding,
+        mode: match q.mode {
+            wit::SearchMode::Bm25 => SearchMode::Bm25,
+            wit::SearchMode::Vector => SearchMode::Vector,
+            wit::SearchMode::Hybrid => SearchMode::Hybrid,
+        },
+        k: q.k as usize,
+        filter: filter(q.filter),
+        fusion: match q.fusion {
+            wit::Fusion::Weighted => Fusion::Weighted,
+            wit::Fusion::Rrf => Fusion::Rrf,
+        },
+        vector_weight: q.vector_weight.unwrap_or(d.vector_weight),
+        rrf_k: q.rrf_k.unwrap_or(d.rrf_k),
+        min_score: q.min_score,
+        dedup: q.dedup.unwrap_or(d.dedup),
+        snippets: q.snippets.unwrap_or(d.snippets),
+        ..d
+    }
+}
+
+fn filter(f: wit::SearchFilter) -> SearchFilter {
+    SearchFilter {
+        thread: f.thread,
+        user: f.user,
+        tags: f.tags,
+        since: f.since,
+        until: f.until,
+        ids: f.ids,
+    }
+}
+
+/// A core search hit as the WIT one.
+pub fn search_hit(h: SearchHit) -> wit::SearchHit {
+    wit::SearchHit {
+        id: h.id,
+        score: h.score,
+        bm25: h.bm25,
+        vector: h.vector,
+        snippet: h.snippet,
+    }
+}
+
+/// A WIT grep query as the core's.
+pub fn grep_query(q: wit::GrepQuery) -> GrepQuery {
+    let d = GrepQuery::default();
+    GrepQuery {
+        pattern: q.pattern,
+        case_insensitive: q.case_insensitive,
+        fields: q.fields,
+        filter: filter(q.filter),
+        max_matches: q.max_matches.map_or(d.max_matches, |n| n as usize),
+    }
+}
+
+/// A core grep match as the WIT one.
+pub fn grep_match(m: GrepMatch) -> wit::GrepMatch {
+    wit::GrepMatch {
+        id: m.id,
+        field: m.field,
+        line: m.line,
+        start: count(m.start),
+        end: count(m.end),
+        text: m.text,
+    }
+}
+
+/// A WIT encoding as the core's.
+pub fn encoding(e: wit::Encoding) -> Encoding {
+    match e {
+        wit::Encoding::Cl100kBase => Encoding::Cl100kBase,
+        wit::Encoding::O200kBase => Encoding::O200kBase,
+    }
+}
+
+/// A WIT recall query as the core's.
+pub fn recall_query(q: wit::RecallQuery) -> RecallQuery {
+    let d = RecallQuery::default();
+    let or = |v: Option<u32>, default: usize| v.map_or(default, |n| n as usize);
+    RecallQuery {
+        thread: q.thread,
+        user: q.user,
+        keywords: q.keywords,
+        query_text: q.query_text,
+        embedding: q.embedding,
+        budget_tokens: or(q.budget_tokens, d.budget_tokens),
+        encoding: q.encoding.map_or(d.encoding, encoding),
+        now: q.now,
+        thread_limit: or(q.thread_limit, d.thread_limit),
+        user_limit: or(q.user_limit, d.user_limit),
+        match_limit: or(q.match_limit, d.match_limit),
+        ancestor_depth: or(q.ancestor_depth, d.ancestor_depth),
+        ancestor_limit: or(q.ancestor_limit, d.ancestor_limit),
+        ..d
+    }
+}
+
+/// A core recall as the WIT one.
+pub fn recall(r: Recall) -> wit::Recall {
+    wit::Recall {
+        items: r.items.into_iter().map(recall_item).collect(),
+        block: r.block,
+        tokens: count(r.tokens),
+        omitted: count(r.omitted),
+    }
+}
+
+fn recall_item(i: RecallItem) -> wit::RecallItem {
+    wit::RecallItem {
+        id: i.id,
+        section: match i.section {
+            RecallSection::Thread => wit::RecallSection::Thread,
+            RecallSection::User => wit::RecallSection::User,
+            RecallSection::Match => wit::RecallSection::Match,
+            RecallSection::Ancestor => wit::RecallSection::Ancestor,
+        },
+        score: i.score,
+        text: i.text,
+        tokens: count(i.tokens),
+        raw: i.raw,
+    }
+}

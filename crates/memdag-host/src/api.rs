@@ -1,0 +1,151 @@
+//! The methods of [`Memory`], one per WIT function; see `wit/memory.wit` and
+//! `wit/context.wit` for what each does and its errors.
+
+use crate::bindings::exports::memdag::core::context::{
+    ContextCheck, Message, ToolResultCut, ToolResultLimits,
+};
+use crate::bindings::exports::memdag::core::memory::{Compactor, ToolResults};
+use crate::bindings::memdag::core::query::{
+    Encoding, GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
+};
+use crate::{Error, Memory, NewTurn, Record};
+
+impl Memory {
+    /// Adds one turn; its parents must exist. Returns the stored record.
+    pub fn add_turn(&mut self, turn: NewTurn) -> Result<Record, Error> {
+        self.store_call(|s, st, h| s.call_add_turn(st, h, &turn))
+    }
+
+    /// Adds turns in order, all or nothing; a turn may name an earlier one as a parent.
+    pub fn add_turns(&mut self, turns: &[NewTurn]) -> Result<Vec<Record>, Error> {
+        self.store_call(|s, st, h| s.call_add_turns(st, h, turns))
+    }
+
+    /// The record with this id, or `None`.
+    pub fn get(&mut self, id: &str) -> Result<Option<Record>, Error> {
+        self.store_call(|s, st, h| s.call_get(st, h, id))
+    }
+
+    /// The `n` newest records of a thread, newest first.
+    pub fn recent(&mut self, thread: &str, n: u32) -> Result<Vec<Record>, Error> {
+        self.store_call(|s, st, h| s.call_recent(st, h, thread, n))
+    }
+
+    /// The `n` newest records of a user, newest first.
+    pub fn by_user(&mut self, user: &str, n: u32) -> Result<Vec<Record>, Error> {
+        self.store_call(|s, st, h| s.call_by_user(st, h, user, n))
+    }
+
+    /// The ancestors of `id`, breadth-first, nearest first.
+    pub fn ancestors(&mut self, id: &str, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
+        self.store_call(|s, st, h| s.call_ancestors(st, h, id, depth, limit))
+    }
+
+    /// The descendants of `id`, breadth-first, nearest first.
+    pub fn descendants(&mut self, id: &str, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
+        self.store_call(|s, st, h| s.call_descendants(st, h, id, depth, limit))
+    }
+
+    /// Ranked search in any mode, with filters.
+    pub fn search(&mut self, query: &SearchQuery) -> Result<Vec<SearchHit>, Error> {
+        self.store_call(|s, st, h| s.call_search(st, h, query))
+    }
+
+    /// Regular-expression search over raw logs.
+    pub fn grep(&mut self, query: &GrepQuery) -> Result<Vec<GrepMatch>, Error> {
+        self.store_call(|s, st, h| s.call_grep(st, h, query))
+    }
+
+    /// The memory block for a new turn, within a token budget.
+    pub fn recall(&mut self, query: &RecallQuery) -> Result<Recall, Error> {
+        self.store_call(|s, st, h| s.call_recall(st, h, query))
+    }
+
+    /// Compacts a record with the LLM or the extractive compactor; returns it updated.
+    pub fn compact(&mut self, id: &str, compactor: Compactor) -> Result<Record, Error> {
+        self.store_call(|s, st, h| s.call_compact(st, h, id, compactor))
+    }
+
+    /// The prompt `compact` would send to the LLM for a record.
+    pub fn compaction_prompt(&mut self, id: &str) -> Result<String, Error> {
+        self.store_call(|s, st, h| s.call_compaction_prompt(st, h, id))
+    }
+
+    /// Applies an LLM's answer to the compaction prompt, if well formed.
+    pub fn apply_compaction(&mut self, id: &str, answer: &str) -> Result<Record, Error> {
+        self.store_call(|s, st, h| s.call_apply_compaction(st, h, id, answer))
+    }
+
+    /// Cuts oversized tool results, keeping their full texts as blobs.
+    pub fn compact_tool_results(
+        &mut self,
+        messages: &[Message],
+        limits: ToolResultLimits,
+    ) -> Result<ToolResults, Error> {
+        self.store_call(|s, st, h| s.call_compact_tool_results(st, h, messages, limits))
+    }
+
+    /// Stores a text blob; returns its content-derived id.
+    pub fn put_blob(&mut self, text: &str) -> Result<String, Error> {
+        self.store_call(|s, st, h| s.call_put_blob(st, h, text))
+    }
+
+    /// The text of a blob, or `None`.
+    pub fn get_blob(&mut self, id: &str) -> Result<Option<String>, Error> {
+        self.store_call(|s, st, h| s.call_get_blob(st, h, id))
+    }
+
+    /// Deletes a record, re-parenting its children onto its parents. Returns it.
+    pub fn delete(&mut self, id: &str) -> Result<Record, Error> {
+        self.store_call(|s, st, h| s.call_delete(st, h, id))
+    }
+
+    /// The number of live records.
+    pub fn len(&mut self) -> Result<u64, Error> {
+        self.store_call(|s, st, h| s.call_len(st, h))
+    }
+
+    /// Whether the store holds no record.
+    pub fn is_empty(&mut self) -> Result<bool, Error> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Every key and value of the store (keys without the prefix).
+    pub fn export_snapshot(&mut self) -> Result<Vec<(String, Vec<u8>)>, Error> {
+        self.store_call(|s, st, h| s.call_export_snapshot(st, h))
+    }
+
+    /// Replaces the store with a snapshot; returns the number of records.
+    pub fn import_snapshot(&mut self, entries: &[(String, Vec<u8>)]) -> Result<u64, Error> {
+        self.store_call(|s, st, h| s.call_import_snapshot(st, h, entries))
+    }
+
+    /// Tokens of `text` (default encoding cl100k-base; an estimate in this build).
+    pub fn count_tokens(&mut self, text: &str, encoding: Option<Encoding>) -> Result<u32, Error> {
+        self.call(|i, st, _| {
+            i.memdag_core_context()
+                .call_count_tokens(st, text, encoding)
+        })
+    }
+
+    /// Splits messages into to-compact and to-keep when over `threshold` tokens.
+    pub fn check_context(
+        &mut self,
+        messages: &[Message],
+        threshold: u32,
+        reserve: u32,
+    ) -> Result<ContextCheck, Error> {
+        self.call(|i, st, _| {
+            i.memdag_core_context()
+                .call_check_context(st, messages, threshold, reserve)
+        })
+    }
+
+    /// Cuts one tool result to `limit` tokens; stores nothing.
+    pub fn compact_tool_result(&mut self, text: &str, limit: u32) -> Result<ToolResultCut, Error> {
+        self.call(|i, st, _| {
+            i.memdag_core_context()
+                .call_compact_tool_result(st, text, limit)
+        })
+    }
+}

@@ -1,0 +1,147 @@
+//! `memdag search` (one query or a batch file) and `memdag grep`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::time::Instant;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use memdag_host::{grep_query, search_query, Error, Memory, SearchHit, SearchMode};
+
+use crate::args::{Search, SearchInput};
+use crate::show;
+
+/// One line of a batch file: a JSON string, or an object.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum BatchLine {
+    Text(String),
+    Query(BatchQuery),
+}
+
+#[derive(Deserialize)]
+struct BatchQuery {
+    id: Option<serde_json::Value>,
+    #[serde(default, alias = "query")]
+    text: String,
+    embedding: Option<Vec<f32>>,
+    thread: Option<String>,
+    user: Option<String>,
+}
+
+fn mode(name: &str) -> SearchMode {
+    match name {
+        "bm25" => SearchMode::Bm25,
+        "vector" => SearchMode::Vector,
+        _ => SearchMode::Hybrid,
+    }
+}
+
+/// Runs `memdag search`.
+pub fn run(memory: &mut Memory, s: &Search, out: &mut dyn Write) -> Result<(), Error> {
+    match &s.input {
+        SearchInput::Text(text) => {
+            let mut q = search_query(text, mode(&s.mode), s.k);
+            q.filter.thread = s.thread.clone();
+            q.filter.user = s.user.clone();
+            let started = Instant::now();
+            let hits = memory.search(&q)?;
+            if s.json {
+                writeln!(out, "{}", hits_json(&json!(text), &hits))?;
+                return Ok(());
+            }
+            for (rank, h) in hits.iter().enumerate() {
+                let record = memory.get(&h.id)?;
+                let head = record.as_ref().map(show::line).unwrap_or_default();
+                writeln!(out, "{:>2}. {:.4}  {head}", rank + 1, h.score)?;
+                if !h.snippet.is_empty() {
+                    writeln!(out, "      {}", show::clip(&h.snippet, 100))?;
+                }
+            }
+            eprintln!(
+                "{} hits in {:.1} ms ({} mode)",
+                hits.len(),
+                started.elapsed().as_secs_f64() * 1000.0,
+                s.mode
+            );
+            Ok(())
+        }
+        SearchInput::Batch(file) => {
+            let reader = BufReader::new(std::fs::File::open(file).map_err(|e| {
+                Error::Io(std::io::Error::new(
+                    e.kind(),
+                    format!("{}: {e}", file.display()),
+                ))
+            })?);
+            let started = Instant::now();
+            let mut n = 0usize;
+            for (i, line) in reader.lines().enumerate() {
+                let line = line?;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let parsed: BatchLine = serde_json::from_str(&line).map_err(|e| {
+                    Error::Io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("{}:{}: {e}", file.display(), i + 1),
+                    ))
+                })?;
+                let (id, mut q) = match parsed {
+                    BatchLine::Text(t) => (json!(i), search_query(&t, mode(&s.mode), s.k)),
+                    BatchLine::Query(b) => {
+                        let mut q = search_query(&b.text, mode(&s.mode), s.k);
+                        q.embedding = b.embedding;
+                        q.filter.thread = b.thread;
+                        q.filter.user = b.user;
+                        (b.id.unwrap_or(json!(i)), q)
+                    }
+                };
+                q.filter.thread = q.filter.thread.or_else(|| s.thread.clone());
+                q.filter.user = q.filter.user.or_else(|| s.user.clone());
+                q.snippets = Some(false);
+                let hits = memory.search(&q)?;
+                writeln!(out, "{}", hits_json(&id, &hits))?;
+                n += 1;
+            }
+            let secs = started.elapsed().as_secs_f64();
+            eprintln!(
+                "{n} queries in {:.2} s ({:.2} ms a query, {} mode)",
+                secs,
+                secs * 1000.0 / n.max(1) as f64,
+                s.mode
+            );
+            Ok(())
+        }
+    }
+}
+
+/// `{"query": ..., "ids": [...], "scores": [...]}` on one line.
+fn hits_json(query: &serde_json::Value, hits: &[SearchHit]) -> String {
+    let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+    let scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
+    json!({ "query": query, "ids": ids, "scores": scores }).to_string()
+}
+
+/// Runs `memdag grep`.
+pub fn grep(
+    memory: &mut Memory,
+    pattern: &str,
+    case_insensitive: bool,
+    fields: &[String],
+    as_json: bool,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let mut q = grep_query(pattern);
+    q.case_insensitive = case_insensitive;
+    q.fields = fields.to_vec();
+    for m in memory.grep(&q)? {
+        if as_json {
+            let line = json!({ "id": m.id, "field": m.field, "line": m.line,
+                               "start": m.start, "end": m.end, "text": m.text });
+            writeln!(out, "{line}")?;
+        } else {
+            writeln!(out, "{}  {}:{}  {}", m.id, m.field, m.line, m.text)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! An embedder or LLM that is a user's program, run by `sh -c` once per call.
+//!
+//! - [`CommandEmbedder`]: JSON on stdin, `{"texts": ["...", ...]}`; on stdout a JSON array of
+//!   vectors, `[[0.1, ...], ...]`, or an object with such an array as `vectors` or
+//!   `embeddings`.
+//! - [`CommandLlm`]: the prompt as text on stdin; the answer is the whole of stdout. An
+//!   answer that is a JSON object with a string `text`, `answer` or `content` is unwrapped.
+//!
+//! A program that cannot start, exits non-zero or prints malformed output fails the call
+//! with a message naming the command and quoting the end of its stderr.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::plugins::{Embedder, Llm};
+
+/// The most stderr quoted in an error, in bytes.
+const STDERR_TAIL: usize = 400;
+
+/// Runs `command` with `sh -c`, feeding `input`; its stdout, or an error message.
+pub fn run(command: &str, input: &[u8]) -> Result<Vec<u8>, String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run `{command}`: {e}"))?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    // Write from a thread: a program may print before it has read all its input.
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // A program that exits without reading its input is not an error by itself.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("`{command}` failed: {e}"))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = stderr.trim();
+        let start = stderr.len().saturating_sub(STDERR_TAIL);
+        let start = (start..=stderr.len())
+            .find(|&i| stderr.is_char_boundary(i))
+            .unwrap_or(0);
+        return Err(format!(
+            "`{command}` exited with {}{}{}",
+            out.status,
+            if stderr.is_empty() { "" } else { ": " },
+            &stderr[start..]
+        ));
+    }
+    Ok(out.stdout)
+}
+
+/// An [`Embedder`] that runs a command per batch of texts.
+#[derive(Debug, Clone)]
+pub struct CommandEmbedder {
+    /// The shell command line.
+    pub command: String,
+}
+
+impl CommandEmbedder {
+    /// An embedder running `command` with `sh -c`.
+    pub fn new(command: impl Into<String>) -> Self {
+        CommandEmbedder {
+            command: command.into(),
+        }
+    }
+}
+
+impl Embedder for CommandEmbedder {
+    fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+        let input = serde_json::to_vec(&serde_json::json!({ "texts": texts }))
+            .map_err(|e| e.to_string())?;
+        let out = run(&self.command, &input)?;
+        parse_vectors(&out).map_err(|e| format!("`{}` printed {e}", self.command))
+    }
+}
+
+/// Vectors from an embedder's stdout: an array, or an object holding one.
+fn parse_vectors(out: &[u8]) -> Result<Vec<Vec<f32>>, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(out).map_err(|e| format!("no JSON ({e})"))?;
+    let array = match &value {
+        serde_json::Value::Object(o) => o.get("vectors").or_else(|| o.get("embeddings")),
+        other => Some(other),
+    };
+    array
+        .and_then(|a| serde_json::from_value::<Vec<Vec<f32>>>(a.clone()).ok())
+        .ok_or_else(|| "JSON that is not an array of vectors".to_string())
+}
+
+/// An [`Llm`] that runs a command per prompt.
+#[derive(Debug, Clone)]
+pub struct CommandLlm {
+    /// The shell command line.
+    pub command: String,
+}
+
+impl CommandLlm {
+    /// An LLM running `command` with `sh -c`.
+    pub fn new(command: impl Into<String>) -> Self {
+        CommandLlm {
+            command: command.into(),
+        }
+    }
+}
+
+impl Llm for CommandLlm {
+    fn complete(&mut self, prompt: &str) -> Result<String, String> {
+        let out = run(&self.command, prompt.as_bytes())?;
+        let text = String::from_utf8(out)
+            .map_err(|_| format!("`{}` printed text that is not UTF-8", self.command))?;
+        Ok(unwrap_answer(text))
+    }
+}
+
+/// The answer inside a JSON object `{"text"|"answer"|"content": "..."}`, else the text itself.
+fn unwrap_answer(text: String) -> String {
+    if text.trim_start().starts_with('{') {
+        if let Ok(serde_json::Value::Object(o)) = serde_json::from_str(&text) {
+            for key in ["text", "answer", "content"] {
+                if let Some(serde_json::Value::String(s)) = o.get(key) {
+                    return s.clone();
+                }
+            }
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_vectors_in_both_shapes() {
+        assert_eq!(parse_vectors(b"[[1, 2], [3, 4.5]]").unwrap()[1], [3.0, 4.5]);
+        assert_eq!(
+            parse_vectors(br#"{"vectors": [[1]]}"#).unwrap(),
+            [vec![1.0]]
+        );
+        assert!(parse_vectors(b"nope").is_err());
+        assert!(parse_vectors(br#"{"v": 1}"#).is_err());
+    }
+
+    #[test]
+    fn unwraps_json_answers_only() {
+        assert_eq!(
+            unwrap_answer(r###"{"text": "## Summary"}"###.into()),
+            "## Summary"
+        );
+        assert_eq!(unwrap_answer("## Summary\nx".into()), "## Summary\nx");
+    }
+
+    #[test]
+    fn runs_commands_and_reports_failures() {
+        assert_eq!(run("cat", b"hi").unwrap(), b"hi");
+        let err = run("echo oops >&2; exit 3", b"").unwrap_err();
+        assert!(err.contains("oops") && err.contains('3'), "{err}");
+        let mut llm = CommandLlm::new("tr a-z A-Z");
+        assert_eq!(llm.complete("abc").unwrap(), "ABC");
+        let mut emb = CommandEmbedder::new(r#"echo '[[1,0],[0,1]]'"#);
+        assert_eq!(emb.embed(&["a".into(), "b".into()]).unwrap().len(), 2);
+    }
+}

@@ -1,0 +1,326 @@
+//! The `memdag` binary end to end: ingest, search (one and batch), grep, recall, show, dag,
+//! compaction through a scripted `--llm-cmd` (working and failing), `--embed-cmd`, and a
+//! reader that closes the pipe early. Needs the built component (scripts/build-component.sh).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The binary under test, with a compiled-code cache shared by the tests of this run.
+fn memdag(store: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memdag"));
+    cmd.env("MEMDAG_COMPONENT", common::component_path())
+        .env(
+            "MEMDAG_CACHE_DIR",
+            std::env::temp_dir().join("memdag-cli-test-cache"),
+        )
+        .arg("--store")
+        .arg(store);
+    cmd
+}
+
+/// Runs and returns the output, failing with stderr when the command fails.
+fn ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn failed(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success(), "{cmd:?} should fail");
+    out
+}
+
+const SESSION: &str = r#"{"id":"a","thread":"main","user":"lin","created_at":"2026-11-27T09:00:00Z","input":"The deploy failed with a timeout","output":"Raised the timeout to 600s","steps":[{"tool":"shell","args":"kubectl rollout status","result":"error: deadline exceeded\nrollout aborted","ok":false}]}
+{"id":"b","thread":"main","user":"lin","created_at":1795770060000,"input":"Write a note about the fix","output":"Noted in deploy.md","parents":["a"]}
+
+{"id":"c","thread":"travel","user":"mei","created_at":"2026-11-27T17:02:00+08:00","input":"杭州周末天气怎么样","output":"周末有小雨","parents":["a"]}
+{"id":"d","thread":"main","user":"lin","created_at":1795770180000,"input":"Ship it","output":"Shipped","parents":["b","c"]}
+"#;
+
+/// A fresh store holding [`SESSION`].
+fn store() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("session.jsonl");
+    std::fs::write(&file, SESSION).unwrap();
+    let store = dir.path().join("store");
+    let out = memdag(&store).arg("ingest").arg(&file).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ingested 4 turns"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("4 added"),
+        "progress goes to stderr"
+    );
+    (dir, store)
+}
+
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn ingest_search_grep_recall_show_and_dag() {
+    let (dir, store) = store();
+
+    // Ingesting again skips what is stored; a bad line is reported with its number.
+    let again = ok(memdag(&store)
+        .arg("ingest")
+        .arg(dir.path().join("session.jsonl")));
+    assert!(
+        again.contains("ingested 0 turns (4 already stored)"),
+        "{again}"
+    );
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"id\":\"e\",\"thread\":\"x\",\"created_at\":\"noon\"}\n",
+    )
+    .unwrap();
+    let out = failed(memdag(&store).arg("ingest").arg(&bad));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:1"));
+
+    let line = ok(memdag(&store).args(["search", "timeout", "--mode", "bm25", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["ids"][0], "a", "{line}");
+    assert!(v["scores"][0].as_f64().unwrap() > 0.0);
+    let text = ok(memdag(&store).args(["search", "天气", "--k", "1", "--user", "mei"]));
+    assert!(
+        text.starts_with(" 1. ") && text.contains("[travel]"),
+        "{text}"
+    );
+    let none = ok(memdag(&store).args(["search", "天气", "--thread", "main", "--mode", "bm25"]));
+    assert!(none.is_empty(), "{none}");
+
+    let queries = dir.path().join("queries.jsonl");
+    std::fs::write(
+        &queries,
+        "\"note fix\"\n{\"id\": \"q2\", \"text\": \"ship\"}\n",
+    )
+    .unwrap();
+    let batch = ok(memdag(&store)
+        .args(["search", "--batch"])
+        .arg(&queries)
+        .args(["--mode", "hybrid", "--k", "2", "--json"]));
+    let lines: Vec<serde_json::Value> = batch
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["query"], 0);
+    assert_eq!(lines[0]["ids"][0], "b");
+    assert_eq!(lines[1]["query"], "q2");
+    assert_eq!(lines[1]["ids"][0], "d");
+
+    let grep = ok(memdag(&store).args(["grep", r"deadline \w+"]));
+    assert_eq!(grep.trim(), "a  steps[0].result:1  deadline exceeded");
+
+    let recall = ok(memdag(&store).args([
+        "recall", "--thread", "main", "--user", "lin", "--budget", "400",
+    ]));
+    assert!(recall.contains("[d]") && recall.contains("[b]"), "{recall}");
+
+    let raw = ok(memdag(&store).args(["show", "a", "--raw"]));
+    assert!(
+        raw.contains("error: deadline exceeded\nrollout aborted"),
+        "{raw}"
+    );
+
+    let dag = ok(memdag(&store).args(["dag", "c"]));
+    assert!(
+        dag.contains("ancestors (1)") && dag.contains("└── a "),
+        "{dag}"
+    );
+    assert!(
+        dag.contains("descendants (1)") && dag.contains("└── d "),
+        "{dag}"
+    );
+    let out = failed(memdag(&store).args(["dag", "ghost"]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NOT_FOUND"));
+}
+
+/// Writes an executable shell script.
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn compact_through_a_scripted_llm_and_a_failing_one() {
+    let (dir, store) = store();
+    let prompt_file = dir.path().join("prompt.txt");
+    let llm = script(
+        dir.path(),
+        "fake-llm.sh",
+        &format!(
+            "cat > '{}'\ncat <<'ANSWER'\n## Summary\nThe deploy timed out; the timeout was raised.\n\n\
+             ## Goal\nDeploy.\n\n## Constraints\nNone\n\n## Progress\nDone.\n\n\
+             ## Key Decisions\n600s timeout.\n\n## Next Steps\nNone\n\n## Critical Context\n\
+             kubectl rollout status\nANSWER",
+            prompt_file.display()
+        ),
+    );
+    let out = ok(memdag(&store).args(["compact", "a", "--llm-cmd"]).arg(&llm));
+    assert!(
+        out.contains("summary: The deploy timed out; the timeout was raised."),
+        "{out}"
+    );
+    let prompt = std::fs::read_to_string(&prompt_file).unwrap();
+    assert!(
+        prompt.contains("kubectl rollout status"),
+        "the prompt came on stdin"
+    );
+    let shown = ok(memdag(&store).args(["show", "a"]));
+    assert!(
+        shown.contains("compact:    The deploy timed out"),
+        "{shown}"
+    );
+
+    // A failing LLM: an error naming it, and the record and its files unchanged.
+    let before = files(&store);
+    let failing = script(
+        dir.path(),
+        "broken-llm.sh",
+        "echo 'rate limited' >&2\nexit 7",
+    );
+    let out = failed(
+        memdag(&store)
+            .args(["compact", "a", "--llm-cmd"])
+            .arg(&failing),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("HOST") && stderr.contains("rate limited"),
+        "{stderr}"
+    );
+    // An answer that is not a compact note is refused the same way.
+    let babbling = script(
+        dir.path(),
+        "babbling-llm.sh",
+        "echo 'Sure! Here is a summary.'",
+    );
+    failed(
+        memdag(&store)
+            .args(["compact", "a", "--llm-cmd"])
+            .arg(&babbling),
+    );
+    assert_eq!(files(&store), before);
+    assert_eq!(ok(memdag(&store).args(["show", "a"])), shown);
+
+    // Without --llm-cmd the extractive compactor is used.
+    let out = ok(memdag(&store).args(["compact", "b"]));
+    assert!(out.starts_with("summary: "), "{out}");
+}
+
+#[test]
+fn embed_cmd_gives_the_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    // Two turns bring their vectors, two get them from the program in one call.
+    let file = dir.path().join("v.jsonl");
+    std::fs::write(
+        &file,
+        r#"{"id":"r","thread":"t","created_at":1,"input":"rain","embedding":[1,0,0]}
+{"id":"s","thread":"t","created_at":2,"input":"sun","embedding":[0,1,0]}
+{"id":"x","thread":"t","created_at":3,"input":"snow"}
+{"id":"y","thread":"t","created_at":4,"input":"wind"}
+"#,
+    )
+    .unwrap();
+    let calls = dir.path().join("calls");
+    let embed = script(
+        dir.path(),
+        "fake-embed.sh",
+        &format!(
+            "cat >> '{}'\necho\nif [ \"$EMBED_ONE\" = 1 ]; then echo '[[0.9,0.1,0]]'; else echo '{{\"vectors\": [[0,0,1],[0,0.2,1]]}}'; fi",
+            calls.display()
+        ),
+    );
+    ok(memdag(&store)
+        .arg("ingest")
+        .arg(&file)
+        .arg("--embed-cmd")
+        .arg(&embed));
+    let calls_text = std::fs::read_to_string(&calls).unwrap();
+    assert_eq!(calls_text.lines().count(), 1, "one call: {calls_text}");
+    assert!(
+        calls_text.contains(r#""texts":["snow\n","wind\n"]"#),
+        "{calls_text}"
+    );
+
+    let out = ok(memdag(&store)
+        .env("EMBED_ONE", "1")
+        .args([
+            "search",
+            "drizzle",
+            "--mode",
+            "vector",
+            "--k",
+            "1",
+            "--json",
+            "--embed-cmd",
+        ])
+        .arg(&embed));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ids"][0], "r", "{out}");
+
+    let failing = script(dir.path(), "down.sh", "exit 1");
+    let out = failed(
+        memdag(&store)
+            .args(["search", "drizzle", "--mode", "vector", "--embed-cmd"])
+            .arg(&failing),
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("embedder failed"));
+}
+
+#[test]
+fn a_reader_that_closes_early_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let file = dir.path().join("many.jsonl");
+    let mut lines = String::new();
+    for i in 0..1500 {
+        lines += &format!(
+            "{{\"id\":\"t{i}\",\"thread\":\"main\",\"created_at\":{i},\"input\":\"turn number {i} of a long and winding session\"}}\n"
+        );
+    }
+    std::fs::write(&file, lines).unwrap();
+    ok(memdag(&store).arg("ingest").arg(&file));
+    // Over 100 KB of output, more than a pipe holds: the reader takes one line and leaves.
+    let mut child = memdag(&store)
+        .args(["recent", "main", "100000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(first.starts_with(b"t1499"));
+}

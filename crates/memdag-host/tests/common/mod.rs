@@ -1,0 +1,77 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use memdag_host::{locate, new_turn, Kv, MemKv, NewTurn, Record, Runtime};
+
+/// The built component. Fails, never skips, when it is not built.
+pub fn component_path() -> PathBuf {
+    locate::component_path(None).unwrap_or_else(|e| {
+        panic!("the memdag component is not built: run scripts/build-component.sh first (or set MEMDAG_COMPONENT)\n{e}")
+    })
+}
+
+/// One compiled component with the default limits for all tests of a binary.
+pub fn runtime() -> &'static Runtime {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        let path = component_path();
+        Runtime::from_file(&path).unwrap_or_else(|e| {
+            panic!(
+                "cannot load {}: {e}\nrebuild it with scripts/build-component.sh",
+                path.display()
+            )
+        })
+    })
+}
+
+/// A turn of user `lin` with this id, thread, time and parents.
+pub fn turn(id: &str, thread: &str, at: i64, parents: &[&str]) -> NewTurn {
+    let mut t = new_turn(
+        thread,
+        &format!("input of {id}"),
+        &format!("output of {id}"),
+    );
+    t.id = Some(id.into());
+    t.user = "lin".into();
+    t.created_at = at;
+    t.parents = parents.iter().map(|p| p.to_string()).collect();
+    t
+}
+
+/// The ids of records, in order.
+pub fn ids(records: &[Record]) -> Vec<&str> {
+    records.iter().map(|r| r.id.as_str()).collect()
+}
+
+/// A [`MemKv`] the test keeps a handle on.
+#[derive(Clone, Default)]
+pub struct SharedKv(pub Arc<Mutex<MemKv>>);
+
+impl SharedKv {
+    /// Every entry, sorted by key.
+    pub fn entries(&self) -> std::collections::BTreeMap<String, Vec<u8>> {
+        self.0.lock().unwrap().entries.clone()
+    }
+}
+
+impl Kv for SharedKv {
+    fn get(&mut self, key: &str) -> io::Result<Option<Vec<u8>>> {
+        self.0.lock().unwrap().get(key)
+    }
+
+    fn put(&mut self, key: &str, value: &[u8]) -> io::Result<()> {
+        self.0.lock().unwrap().put(key, value)
+    }
+
+    fn delete(&mut self, key: &str) -> io::Result<()> {
+        self.0.lock().unwrap().delete(key)
+    }
+
+    fn list_by_prefix(&mut self, prefix: &str) -> io::Result<Vec<(String, Vec<u8>)>> {
+        self.0.lock().unwrap().list_by_prefix(prefix)
+    }
+}

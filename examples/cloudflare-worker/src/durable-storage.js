@@ -1,0 +1,72 @@
+// DurableObjectStorage: a memdag storage adapter on a Durable Object's transactional storage.
+//
+// One Durable Object holds one memory (one per user or agent: the Worker routes by name with
+// idFromName), so every memory lives on one machine close to its user, and many memories
+// spread over Cloudflare's network: that is how memdag grows past one machine. Requests to
+// one object run one at a time, so its memory has a single writer.
+//
+// saveBatch is atomic: the whole change set (puts in objects of at most 128 keys, then
+// deletes) is written inside one `storage.transaction`, which commits all of it or, if
+// anything throws before it returns, none of it.
+
+/** Most keys one put/delete call may carry. */
+const MAX_KEYS = 128;
+
+const chunks = (list, n) => Array.from({ length: Math.ceil(list.length / n) }, (_, i) => list.slice(i * n, i * n + n));
+
+const toBytes = (v) => (v instanceof Uint8Array ? v : new Uint8Array(v));
+
+export class DurableObjectStorage {
+  /**
+   * @param {DurableObjectStorage} storage `state.storage` of the Durable Object.
+   * @param {{ beforeCommit?: () => void }} [options] `beforeCommit` runs inside the
+   *   transaction after every write was issued (the test suite injects a failure there).
+   */
+  constructor(storage, { beforeCommit } = {}) {
+    this.storage = storage;
+    this.beforeCommit = beforeCommit;
+  }
+
+  /** True: a batch commits entirely or not at all. */
+  get atomic() {
+    return true;
+  }
+
+  async load(key) {
+    const v = await this.storage.get(key);
+    return v == null ? undefined : toBytes(v);
+  }
+
+  async save(key, bytes) {
+    await this.storage.put(key, bytes);
+  }
+
+  async remove(key) {
+    await this.storage.delete(key);
+  }
+
+  async loadRange(prefix) {
+    const found = await this.storage.list({ prefix });
+    return [...found].map(([k, v]) => [k, toBytes(v)]);
+  }
+
+  async removeRange(prefix) {
+    const keys = [...(await this.storage.list({ prefix })).keys()];
+    await this.storage.transaction(async (txn) => {
+      for (const part of chunks(keys, MAX_KEYS)) await txn.delete(part);
+    });
+  }
+
+  async saveBatch(changes) {
+    const list = [...changes];
+    const puts = list.filter(([, v]) => v != null);
+    const deletes = list.filter(([, v]) => v == null).map(([k]) => k);
+    await this.storage.transaction(async (txn) => {
+      for (const part of chunks(puts, MAX_KEYS)) await txn.put(Object.fromEntries(part));
+      for (const part of chunks(deletes, MAX_KEYS)) await txn.delete(part);
+      this.beforeCommit?.();
+    });
+  }
+
+  close() {}
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The Cloudflare Worker example (examples/cloudflare-worker) on real workerd through
+# miniflare: builds the JS package (scripts/build-pkg.sh), installs tests/worker, and runs its
+# node --test suite, which prints the bundle's gzip size.
+#
+#   scripts/test-worker.sh
+#
+# Exits non-zero when any step or test fails.
+source "$(dirname "$0")/lib.sh"
+
+scripts/build-pkg.sh
+
+dir=tests/worker
+if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+  step "npm ci in $dir (miniflare with workerd)"
+  (cd "$dir" && npm ci --no-audit --no-fund)
+fi
+
+step "node --test $dir (workerd)"
+(cd "$dir" && node --test)

@@ -1,0 +1,142 @@
+// examples/cloudflare-worker on real workerd (through miniflare), with both adapters:
+// requests in sequence see each other's turns, a request that fails midway leaves the store as
+// it was, and the bundle stays under Cloudflare's 3 MB gzip limit (its size is printed).
+// Run by scripts/test-worker.sh, after scripts/build-pkg.sh has built pkg/dist.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { Miniflare } from 'miniflare';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const entry = join(root, 'examples/cloudflare-worker/src/worker.js');
+
+/** Every module the worker loads, following static imports from the entry. */
+function bundle(start) {
+  const seen = new Map();
+  const visit = (path) => {
+    if (seen.has(path)) return;
+    const contents = readFileSync(path);
+    if (path.endsWith('.wasm')) {
+      seen.set(path, { type: 'CompiledWasm', path, contents });
+      return;
+    }
+    seen.set(path, { type: 'ESModule', path, contents: contents.toString('utf8') });
+    const text = contents.toString('utf8');
+    for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/gms)) {
+      visit(resolve(dirname(path), m[1]));
+    }
+    for (const m of text.matchAll(/^\s*import\s+['"](\.[^'"]+)['"]/gm)) visit(resolve(dirname(path), m[1]));
+  };
+  visit(start);
+  return [...seen.values()];
+}
+
+const modules = bundle(entry);
+let mf;
+
+before(async () => {
+  mf = new Miniflare({
+    modules,
+    modulesRoot: root,
+    compatibilityDate: '2025-01-01',
+    kvNamespaces: ['MEM'],
+    durableObjects: { MEMORY: 'MemoryObject' },
+    bindings: { FAULT_INJECTION: 'on' },
+  });
+  await mf.ready;
+});
+
+after(async () => {
+  await mf?.dispose();
+});
+
+const call = async (path, init) => {
+  const res = await mf.dispatchFetch(`http://memdag.test${path}`, init);
+  return { status: res.status, body: await res.json() };
+};
+
+const post = (path, turns, headers = {}) =>
+  call(path, { method: 'POST', body: JSON.stringify({ turns }), headers: { 'content-type': 'application/json', ...headers } });
+
+const turn = (id, at, parents = [], input = `input of ${id}`) => ({
+  id, thread: 'main', user: 'lin', createdAt: at, input, output: `output of ${id}`, parents,
+});
+
+test('the bundle is under the 3 MB gzip limit', () => {
+  const raw = modules.reduce((n, m) => n + Buffer.byteLength(m.contents), 0);
+  const gz = gzipSync(Buffer.concat(modules.map((m) => Buffer.from(m.contents))), { level: 9 }).length;
+  const wasm = modules.filter((m) => m.type === 'CompiledWasm');
+  const wasmGz = wasm.reduce((n, m) => n + gzipSync(m.contents, { level: 9 }).length, 0);
+  console.log(`worker bundle: ${modules.length} modules, ${raw} bytes raw, ${gz} bytes gzip -9 (wasm ${wasmGz} gzip)`);
+  for (const m of modules) console.log(`  ${relative(root, m.path)}  ${Buffer.byteLength(m.contents)} bytes`);
+  assert.ok(gz < 3 * 1024 * 1024, `${gz} bytes gzipped`);
+});
+
+for (const backend of ['kv', 'do']) {
+  test(`${backend}: two requests in sequence see each other's turns`, async () => {
+    const agent = `/${backend}/agent-seq`;
+    let r = await post(`${agent}/turns`, [turn('a', 1000, [], 'the deploy failed with a timeout')]);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    // The second request names the first one's turn as a parent: it must see it.
+    r = await post(`${agent}/turns`, [turn('b', 2000, ['a']), turn('c', 3000, ['b'])]);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.deepEqual(r.body, { added: ['b', 'c'], len: 3 });
+    r = await call(`${agent}/ancestors?id=c`);
+    assert.deepEqual(r.body.ids, ['b', 'a']);
+    r = await call(`${agent}/recent?thread=main`);
+    assert.deepEqual(r.body.ids, ['c', 'b', 'a']);
+    r = await call(`${agent}/search?q=timeout&mode=bm25&k=1`);
+    assert.equal(r.body.hits[0].id, 'a');
+    // Every turn reached storage, not only the memory of a cached object.
+    const keys = (await call(`${agent}/stored`)).body.entries.map(([k]) => k);
+    for (const k of ['rec/a', 'rec/b', 'rec/c', 'meta']) assert.ok(keys.includes(k), `${k} in ${keys}`);
+    // Another agent's memory is separate.
+    r = await call(`/${backend}/someone-else/recent?thread=main`);
+    assert.deepEqual(r.body.ids, []);
+  });
+
+  test(`${backend}: a request that fails midway leaves the store as it was`, async () => {
+    const agent = `/${backend}/agent-fail`;
+    assert.equal((await post(`${agent}/turns`, [turn('a', 1000)])).status, 201);
+    const stored = async () => (await call(`${agent}/stored`)).body.entries;
+    const before = await stored();
+    assert.ok(before.some(([k]) => k === 'rec/a'), JSON.stringify(before));
+
+    // The third turn names an unknown parent: the two before it are not kept either.
+    let r = await post(`${agent}/turns`, [turn('b', 2000, ['a']), turn('c', 3000, ['b']), turn('d', 4000, ['ghost'])]);
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.code, 'UNKNOWN_PARENT');
+    assert.deepEqual(await stored(), before);
+
+    // A failure after the turns were added, before anything was written.
+    r = await post(`${agent}/turns`, [turn('b', 2000, ['a'])], { 'x-memdag-fault': 'after-add' });
+    assert.equal(r.status, 500);
+    assert.deepEqual(await stored(), before);
+
+    if (backend === 'do') {
+      // A failure inside the commit, after every write of the change set was issued: the
+      // transaction rolls all of them back.
+      r = await post(`${agent}/turns`, [turn('b', 2000, ['a']), turn('c', 3000, ['b'])], { 'x-memdag-fault': 'in-commit' });
+      assert.equal(r.status, 500);
+      assert.match(r.body.error.message, /injected failure inside the commit/);
+      assert.deepEqual(await stored(), before);
+    }
+
+    assert.equal((await call(`${agent}/get?id=b`)).status, 404);
+    // The store still works, and the refused turns can be added now.
+    r = await post(`${agent}/turns`, [turn('b', 2000, ['a'])]);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.deepEqual((await call(`${agent}/ancestors?id=b`)).body.ids, ['a']);
+  });
+}
+
+test('kv: the agent keys are in Workers KV under the agent prefix', async () => {
+  const ns = await mf.getKVNamespace('MEM');
+  const { keys } = await ns.list({ prefix: 'agent-seq/' });
+  const names = keys.map((k) => k.name);
+  assert.ok(names.includes('agent-seq/rec/a') && names.includes('agent-seq/meta'), names.join(', '));
+});
