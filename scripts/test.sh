@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every memdag test: format and lints, Rust unit and integration tests, the core as
-# no_std, the component under Wasmtime, the wasm package in Node, and the browser tests in
-# Chromium. Installs whatever is missing first.
+# no_std, the component under Wasmtime and under jco, the wasm package in Node, the browser
+# tests in Chromium, the Worker on workerd, and the Fastly example. Installs what is missing.
 source "$(dirname "$0")/lib.sh"
 started=$(date +%s)
 
@@ -28,5 +28,14 @@ cargo test --workspace
 
 step "JS package in Node and the browser tests in Chromium"
 scripts/test-js.sh
+
+step "the component in Node through jco"
+scripts/test-component-js.sh
+
+step "the Cloudflare Worker on workerd (miniflare)"
+scripts/test-worker.sh
+
+step "the Fastly Compute example (under Viceroy where installed)"
+scripts/test-fastly.sh
 
 step "all tests passed in $(( $(date +%s) - started )) s"
