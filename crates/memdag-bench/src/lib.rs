@@ -9,6 +9,8 @@
 //! The workload reads time only through a clock closure, so it runs natively (`memdag-bench`)
 //! and in wasm under Node (`tests/bench/run-wasm.mjs`, through the `wasm` module).
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
 pub mod corpus;
 pub mod locomo;
 pub mod table;

@@ -28,6 +28,8 @@ commands:
   recent <THREAD> [N]       the N newest turns of a thread (default 10)
   ancestors <ID> [DEPTH]    the DAG ancestors of a turn as a tree (default depth 16)
   get <ID>                  one turn in full (as show)
+  bench [--sizes N,M] [--json]  the search and recall benchmark, run natively on the core
+                            (10k and 100k generated records, LoCoMo recall); a measurement
   help                      this text
 
 options:

@@ -23,6 +23,12 @@ use memdag_host::{
 use args::{Args, Command};
 
 fn main() -> ExitCode {
+    // The benchmark runs the core natively, not through the component: it has its own flags.
+    let mut raw = std::env::args().skip(1).peekable();
+    if raw.peek().map(String::as_str) == Some("bench") {
+        let code = memdag_bench::cli::run(raw.skip(1));
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let args = match args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(message) => {
