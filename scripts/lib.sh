@@ -24,12 +24,13 @@ ensure_wasm_bindgen() {
 }
 
 ensure_chromium() {
-  if [ -x /usr/bin/chromium ]; then
+  # A CJK font, so pages and screenshots show Chinese text rather than empty boxes.
+  if [ -x /usr/bin/chromium ] && [ -d /usr/share/fonts/truetype/wqy ]; then
     return
   fi
-  step "installing Debian chromium (about 80 s, once)"
+  step "installing Debian chromium and a CJK font (about 90 s, once)"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-wqy-zenhei >/dev/null
 }
 
 ensure_node_deps() {
