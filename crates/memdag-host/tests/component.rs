@@ -4,39 +4,12 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
-use memdag_host::{locate, new_turn, DirKv, Error, Kv, MemKv, MemoryError, NewTurn, Runtime, Step};
+mod common;
 
-/// One compiled component for all tests. Fails, never skips, when it is not built.
-fn runtime() -> &'static Runtime {
-    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        let path = locate::component_path(None).unwrap_or_else(|e| {
-            panic!("the memdag component is not built: run scripts/build-component.sh first (or set MEMDAG_COMPONENT)\n{e}")
-        });
-        Runtime::from_file(&path).unwrap_or_else(|e| {
-            panic!("cannot load {}: {e}\nrebuild it with scripts/build-component.sh", path.display())
-        })
-    })
-}
-
-fn turn(id: &str, thread: &str, at: i64, parents: &[&str]) -> NewTurn {
-    let mut t = new_turn(
-        thread,
-        &format!("input of {id}"),
-        &format!("output of {id}"),
-    );
-    t.id = Some(id.into());
-    t.user = "lin".into();
-    t.created_at = at;
-    t.parents = parents.iter().map(|p| p.to_string()).collect();
-    t
-}
-
-fn ids(records: &[memdag_host::Record]) -> Vec<&str> {
-    records.iter().map(|r| r.id.as_str()).collect()
-}
+use common::{ids, runtime, turn};
+use memdag_host::{locate, DirKv, Error, Kv, MemKv, MemoryError, Runtime, Step};
 
 /// Every file of a directory with its bytes.
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
