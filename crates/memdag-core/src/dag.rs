@@ -57,32 +57,36 @@ impl Dag {
     /// `parents_of` gives the parents of a node; the children come from this index.
     pub fn walk<'a>(
         &'a self,
-        start: &str,
+        start: &'a str,
         direction: Direction,
         depth: usize,
         limit: usize,
         parents_of: impl Fn(&str) -> Option<&'a [String]>,
-    ) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut queue: VecDeque<(String, usize)> = VecDeque::new();
-        queue.push_back((start.into(), 0));
-        let mut seen_owned: BTreeSet<String> = BTreeSet::new();
-        seen_owned.insert(start.into());
+    ) -> Vec<&'a str> {
+        // Borrowed ids only: this walk sits on the recall path.
+        let mut out: Vec<&'a str> = Vec::new();
+        let mut seen: BTreeSet<&'a str> = BTreeSet::new();
+        seen.insert(start);
+        let mut queue: VecDeque<(&'a str, usize)> = VecDeque::new();
+        queue.push_back((start, 0));
         while let Some((id, level)) = queue.pop_front() {
-            if level >= depth || out.len() >= limit {
+            if out.len() >= limit {
+                break;
+            }
+            if level >= depth {
                 continue;
             }
-            let next: &[String] = match direction {
-                Direction::Ancestors => parents_of(&id).unwrap_or(&[]),
-                Direction::Descendants => self.children(&id),
+            let next: &'a [String] = match direction {
+                Direction::Ancestors => parents_of(id).unwrap_or(&[]),
+                Direction::Descendants => self.children(id),
             };
             for n in next {
                 if out.len() >= limit {
                     break;
                 }
-                if seen_owned.insert(n.clone()) {
-                    out.push(n.clone());
-                    queue.push_back((n.clone(), level + 1));
+                if seen.insert(n) {
+                    out.push(n);
+                    queue.push_back((n, level + 1));
                 }
             }
         }

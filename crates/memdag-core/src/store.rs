@@ -264,13 +264,13 @@ impl Store {
         depth: usize,
         limit: usize,
     ) -> Result<Vec<&Record>> {
-        if self.get(id).is_none() {
-            return Err(Error::NotFound { id: id.into() });
-        }
-        let ids = self.dag.walk(id, direction, depth, limit, |n| {
+        let start = self
+            .get(id)
+            .ok_or_else(|| Error::NotFound { id: id.into() })?;
+        let ids = self.dag.walk(&start.id, direction, depth, limit, |n| {
             self.get(n).map(|r| r.parents.as_slice())
         });
-        Ok(ids.iter().filter_map(|i| self.get(i)).collect())
+        Ok(ids.into_iter().filter_map(|i| self.get(i)).collect())
     }
 
     /// The ids of the direct children of `id`.
