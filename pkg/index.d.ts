@@ -136,6 +136,14 @@ export class Memory {
   descendants(id: string, depth?: number, limit?: number): MemoryRecord[];
   /** Deletes a record and returns it; its children take over its parents. Throws `NOT_FOUND`. */
   delete(id: string): MemoryRecord;
+  /** Makes the next `takeChanges` replace the store stored under `keys` (for import). */
+  prepareToReplace(keys: string[]): void;
+  /** The largest value a change set may hold, in bytes (default 1 MiB). */
+  setPartBytes(bytes: number): void;
+  /** The generation of the last change set taken, or of the loaded commit. */
+  readonly storeGeneration: number;
+  /** The keys to read besides `head` to open a store whose `head` value is `head`. */
+  static keysToRead(head: Uint8Array): string[];
   /** Takes the changes since the last call, in write order. */
   takeChanges(): Change[];
   /** Marks the keys of a change set that could not be written dirty again. */
@@ -376,6 +384,10 @@ export interface StorageAdapter {
   saveBatch(changes: Iterable<Change>): Promise<void>;
   close?(): void | Promise<void>;
   readonly atomic?: boolean;
+  /** When true, `Memory.open` reads `head` and the keys it names instead of listing. */
+  readonly boundedOpen?: boolean;
+  /** The largest value it stores; the core keeps its segment parts under it. */
+  readonly maxValueBytes?: number;
 }
 
 /** The storage adapter on IndexedDB (written in Rust against web-sys). */
@@ -424,6 +436,7 @@ export interface KeyValueObject {
 export class KeyValueStorage implements StorageAdapter {
   constructor(kv: KeyValueObject, options?: { prefix?: string });
   readonly atomic: false;
+  readonly boundedOpen: true;
   load(key: string): Promise<Uint8Array | undefined>;
   save(key: string, bytes: Uint8Array): Promise<void>;
   remove(key: string): Promise<void>;
@@ -482,9 +495,11 @@ export class PersistentMemory extends EventTarget {
   readonly isEmpty: boolean;
   readonly dimension: number;
   addTurn(turn: NewTurn): MemoryRecord;
-  /** Embeds with the host (when given), adds, and flushes with `autoFlush`. */
+  /** Embeds with the host (when given), adds, and resolves once the turn is durable. Rejects
+   * with `STORAGE` if the flush fails, or with the replay's code and `reason: 'rebase'` if a
+   * rebase onto another writer's flush drops the turn. */
   add(turn: NewTurn): Promise<MemoryRecord>;
-  /** Adds turns with one `embed` call and one flush. */
+  /** Adds turns with one `embed` call; resolves once all are durable (one flush). */
   addMany(turns: Iterable<NewTurn>): Promise<MemoryRecord[]>;
   get(id: string): MemoryRecord | undefined;
   recent(thread: string, n: number): MemoryRecord[];
@@ -494,7 +509,8 @@ export class PersistentMemory extends EventTarget {
   children(id: string): string[];
   threads(): Group[];
   users(): Group[];
-  delete(id: string): MemoryRecord;
+  /** Deletes a record; resolves with it once the deletion is durable (rejects like `add`). */
+  delete(id: string): Promise<MemoryRecord>;
   search(query: SearchQuery): SearchHit[];
   /** `search` with the query embedded by the host's `embed`. */
   searchAsync(query: SearchQuery): Promise<SearchHit[]>;
@@ -507,7 +523,8 @@ export class PersistentMemory extends EventTarget {
   compactionPrompt(id: string, previous?: CompactNode | null): string;
   applyCompaction(id: string, answer: string): MemoryRecord;
   compactExtractive(id: string): MemoryRecord;
-  /** Compacts with the host's `complete`, or extractively without one. */
+  /** Compacts with the host's `complete`, or extractively without one; resolves once the
+   * compact node is durable (rejects like `add`). */
   compact(id: string, options?: { previous?: CompactNode | null }): Promise<MemoryRecord>;
   compactMany(ids: Iterable<string>, options?: { concurrency?: number }): Promise<MemoryRecord[]>;
   compactToolResults(messages: Message[], limits?: ToolResultLimits): { messages: Message[]; blobIds: string[] };
@@ -525,6 +542,8 @@ export class PersistentMemory extends EventTarget {
   importBytes(bytes: Uint8Array | ArrayBuffer): Promise<{ records: number }>;
   /** Flushes, then releases storage and wasm memory. */
   close(): Promise<void>;
+  /** Releases the wasm memory without flushing (for a memory opened only to read). */
+  free(): void;
 }
 
 /** The storage key of the flush counter. */

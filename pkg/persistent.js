@@ -23,6 +23,17 @@
 // that no longer apply after the reload (deleting a record the other tab deleted) are
 // reported in `flush()`'s `conflicts` and dropped. The BroadcastChannel `memdag:<name>` only
 // tells other tabs to refresh their view early (event "change").
+//
+// Promises tell the truth. `add`, `addMany`, `compact`, `compactMany` and `delete` resolve only
+// once their change is durable: each schedules a flush (coalesced with any others in the same
+// task) and waits for the flush that writes it. If that flush fails they reject with its
+// `STORAGE` error (the change stays queued for the next flush); if a rebase drops the change
+// (another tab deleted a parent first) they reject with the replay's code (`UNKNOWN_PARENT`,
+// `NOT_FOUND`, ...), `reason: 'rebase'`, and the journal operation as `op`. The sync forms
+// (`addTurn`, `applyCompaction`, ...) change memory at once and persist at the next flush.
+//
+// Opening reads `head` and the keys it names where the adapter says listing is costly
+// (`boundedOpen`, e.g. Workers KV): 1 + parts reads, whatever the number of records.
 import { IndexedDbStorage, Memory } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
 import { decodeExport, encodeExport } from './export.js';
@@ -43,7 +54,31 @@ const READS = [
 ];
 
 /** Sync methods that change the store: journaled for replay, and flushed by autoFlush. */
-const WRITES = ['delete', 'applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob'];
+const WRITES = ['applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob'];
+
+/** The commit key of the core (see the core's `keys` module). */
+const HEAD_KEY = 'head';
+
+/** A core memory from stored entries, its segment parts sized for the adapter. */
+function loadCore(entries, storage) {
+  const core = Memory.load(entries);
+  if (storage.maxValueBytes) core.setPartBytes(storage.maxValueBytes);
+  return core;
+}
+
+/** Every stored entry of `storage`: listed, or, for `boundedOpen` adapters, `head` and the
+ * keys it names (falling back to a listing for a store without `head`, i.e. format v1). */
+async function readStore(storage) {
+  if (storage.boundedOpen) {
+    const head = await storage.load(HEAD_KEY);
+    if (head) {
+      const keys = Memory.keysToRead(head);
+      const values = await Promise.all([...keys, GENERATION_KEY].map((k) => storage.load(k)));
+      return [[HEAD_KEY, head], ...[...keys, GENERATION_KEY].map((k, i) => [k, values[i]])].filter(([, v]) => v != null);
+    }
+  }
+  return storage.loadRange('');
+}
 
 export class PersistentMemory extends EventTarget {
   #core;
@@ -83,11 +118,11 @@ export class PersistentMemory extends EventTarget {
     }
     let entries;
     try {
-      entries = await storage.loadRange('');
+      entries = await readStore(storage);
     } catch (e) {
       throw storageError(e, 'open');
     }
-    const memory = new PersistentMemory(Memory.load(entries), storage, { name, embed, complete, autoFlush });
+    const memory = new PersistentMemory(loadCore(entries, storage), storage, { name, embed, complete, autoFlush });
     memory.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
     if (sync && typeof BroadcastChannel === 'function') memory.#listen();
     return memory;
@@ -119,35 +154,45 @@ export class PersistentMemory extends EventTarget {
     return this.#core.dimension;
   }
 
-  /** Adds a turn now (sync, no host embedder); see `add` for the async form. */
+  /** Adds a turn now (sync, no host embedder); it persists at the next flush. See `add`. */
   addTurn(turn) {
     const record = this.#core.addTurn(turn);
-    this.#journal.push(['addTurn', [{ ...turn, id: record.id }]]);
-    this.#changed();
+    this.#record('addTurn', [{ ...turn, id: record.id }]);
     return record;
   }
 
   /** Embeds the turn with the host's `embed` (if given and the turn has none), adds it, and
-   * flushes when `autoFlush` is on. */
+   * resolves once it is durable (see the module notes). */
   async add(turn) {
     let t = turn;
     if (this.#embedder && turn?.embedding == null) t = { ...turn, embedding: await this.#embedder.one(turnText(turn)) };
-    const record = this.addTurn(t);
-    if (this.#autoFlush) await this.flush();
-    return record;
+    const record = this.#core.addTurn(t);
+    return this.#durable([this.#record('addTurn', [{ ...t, id: record.id }])], record);
   }
 
-  /** Adds turns in order with one `embed` call for all of them, then one flush (autoFlush). */
+  /** Adds turns in order with one `embed` call for all of them; resolves once all are durable
+   * (one flush). A turn that fails validation throws before anything later is added. */
   async addMany(turns) {
     const list = [...turns];
     let vectors = [];
     const missing = list.filter((t) => t?.embedding == null);
     if (this.#embedder && missing.length) vectors = await this.#embedder.many(missing.map(turnText));
     let v = 0;
-    const records = list.map((t) =>
-      this.addTurn(this.#embedder && t?.embedding == null ? { ...t, embedding: vectors[v++] } : t));
-    if (this.#autoFlush) await this.flush();
-    return records;
+    const entries = [];
+    const records = list.map((t) => {
+      const turn = this.#embedder && t?.embedding == null ? { ...t, embedding: vectors[v++] } : t;
+      const record = this.#core.addTurn(turn);
+      entries.push(this.#record('addTurn', [{ ...turn, id: record.id }]));
+      return record;
+    });
+    return this.#durable(entries, records);
+  }
+
+  /** Deletes a record (its children take over its parents) and resolves with it once the
+   * deletion is durable. Throws `NOT_FOUND` for an unknown id. */
+  async delete(id) {
+    const record = this.#core.delete(id);
+    return this.#durable([this.#record('delete', [id])], record);
   }
 
   /** `search`, embedding the query text with the host's `embed` for vector and hybrid modes. */
@@ -170,45 +215,45 @@ export class PersistentMemory extends EventTarget {
   /** Compacts record `id` with the host's `complete` (LLM), or the extractive compactor when
    * there is none. A malformed LLM answer is `HOST` and changes nothing. */
   async compact(id, { previous } = {}) {
-    let record;
-    if (this.#complete) {
-      const prompt = this.#core.compactionPrompt(id, previous);
-      const answer = await completeChecked(this.#complete, prompt);
-      record = this.applyCompaction(id, answer);
-    } else {
-      record = this.compactExtractive(id);
-    }
-    if (this.#autoFlush) await this.flush();
-    return record;
+    const [record, entry] = await this.#compactNow(id, previous);
+    return this.#durable([entry], record);
   }
 
-  /** Compacts several records, at most `concurrency` LLM calls at a time; one flush. */
+  /** Compacts several records, at most `concurrency` LLM calls at a time; resolves once all
+   * are durable (one flush). */
   async compactMany(ids, { concurrency = 4 } = {}) {
     const list = [...ids];
     const out = new Array(list.length);
+    const entries = [];
     let next = 0;
-    const auto = this.#autoFlush;
-    this.#autoFlush = false;
-    try {
-      const worker = async () => {
-        while (next < list.length) {
-          const i = next++;
-          out[i] = await this.compact(list[i]);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, list.length)) }, worker));
-    } finally {
-      this.#autoFlush = auto;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const [record, entry] = await this.#compactNow(list[i]);
+        out[i] = record;
+        entries.push(entry);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, list.length)) }, worker));
+    return this.#durable(entries, out);
+  }
+
+  /** Compacts in memory; returns the record and its journal entry. */
+  async #compactNow(id, previous) {
+    if (this.#complete) {
+      const prompt = this.#core.compactionPrompt(id, previous);
+      const answer = await completeChecked(this.#complete, prompt);
+      const record = this.#core.applyCompaction(id, answer);
+      return [record, this.#record('applyCompaction', [id, answer])];
     }
-    if (auto) await this.flush();
-    return out;
+    const record = this.#core.compactExtractive(id);
+    return [record, this.#record('compactExtractive', [id])];
   }
 
   /** Cuts oversized tool results and stores their full texts as blobs (journaled). */
   compactToolResults(messages, limits) {
     const out = this.#core.compactToolResults(messages, limits);
-    for (const id of out.blobIds) this.#journal.push(['putBlob', [this.#core.blob(id)]]);
-    if (out.blobIds.length) this.#changed();
+    for (const id of out.blobIds) this.#record('putBlob', [this.#core.blob(id)]);
     return out;
   }
 
@@ -242,20 +287,24 @@ export class PersistentMemory extends EventTarget {
     const run = this.#serial.then(() =>
       withLock(`memdag:${this.#name}`, async () => {
         const entries = decodeExport(bytes).filter(([k]) => k !== GENERATION_KEY);
-        const fresh = Memory.load(entries);
+        const fresh = loadCore(entries, this.#storage);
         fresh.autoEmbed = !this.#embedder;
-        const keep = new Set(entries.map(([k]) => k));
+        // Unflushed work is written first, so no promise is left waiting on a replaced store.
+        await this.#flushLocked();
         let stored;
         try {
           stored = await this.#storage.loadRange('');
         } catch (e) {
+          fresh.free();
           throw storageError(e, 'import');
         }
         const durable = decodeGeneration(stored.find(([k]) => k === GENERATION_KEY)?.[1]);
-        const deletes = stored.filter(([k]) => !keep.has(k) && k !== GENERATION_KEY).map(([k]) => [k, null]);
         const next = Math.max(durable, this.#generation) + 1;
+        // The core writes the import under new generations, commits, then deletes the old keys.
+        fresh.prepareToReplace(stored.map(([k]) => k));
+        const changes = fresh.takeChanges();
         try {
-          await this.#storage.saveBatch([...entries, ...deletes, [GENERATION_KEY, encodeGeneration(next)]]);
+          await this.#storage.saveBatch([...changes, [GENERATION_KEY, encodeGeneration(next)]]);
         } catch (e) {
           fresh.free();
           throw storageError(e, 'import');
@@ -269,6 +318,13 @@ export class PersistentMemory extends EventTarget {
       }));
     this.#serial = run.catch(() => {});
     return run;
+  }
+
+  /** Releases the wasm memory without flushing (for a memory opened only to read). */
+  free() {
+    this.#channel?.close();
+    this.#channel = null;
+    this.#core.free();
   }
 
   /** Flushes, then releases the storage and the wasm memory. */
@@ -289,8 +345,7 @@ export class PersistentMemory extends EventTarget {
     for (const method of WRITES) {
       this.prototype[method] = function (...args) {
         const result = this.#core[method](...args);
-        this.#journal.push([method, args]);
-        this.#changed();
+        this.#record(method, args);
         return result;
       };
     }
@@ -303,7 +358,7 @@ export class PersistentMemory extends EventTarget {
     const taken = this.#journal.length;
     const changes = this.#core.takeChanges();
     if (changes.length === 0) {
-      this.#journal.splice(0, taken);
+      for (const entry of this.#journal.splice(0, taken)) entry.settle?.(null);
       return { written: 0, generation: this.#generation, conflicts };
     }
     const next = Math.max(durable, this.#generation) + 1;
@@ -311,10 +366,13 @@ export class PersistentMemory extends EventTarget {
       await this.#storage.saveBatch([...changes, [GENERATION_KEY, encodeGeneration(next)]]);
     } catch (e) {
       this.#core.requeue(changes);
-      throw storageError(e, 'flush');
+      const error = storageError(e, 'flush');
+      // The change stays queued for the next flush, but this flush did not make it durable.
+      for (const entry of this.#journal.slice(0, taken)) entry.settle?.(error);
+      throw error;
     }
     this.#generation = next;
-    this.#journal.splice(0, taken);
+    for (const entry of this.#journal.splice(0, taken)) entry.settle?.(null);
     this.#channel?.postMessage({ generation: next });
     return { written: changes.length, generation: next, conflicts };
   }
@@ -323,21 +381,25 @@ export class PersistentMemory extends EventTarget {
   async #rebase() {
     let entries;
     try {
-      entries = await this.#storage.loadRange('');
+      entries = await readStore(this.#storage);
     } catch (e) {
       throw storageError(e, 'reload');
     }
-    const fresh = Memory.load(entries);
+    const fresh = loadCore(entries, this.#storage);
     fresh.autoEmbed = !this.#embedder;
     const conflicts = [];
     const kept = [];
     for (const entry of this.#journal) {
-      const [op, args] = entry;
+      const { op, args } = entry;
       try {
         fresh[op](...args);
         kept.push(entry);
       } catch (error) {
         conflicts.push({ op, args, error });
+        entry.settle?.(memdagError(error?.code ?? 'INVALID_INPUT',
+          `dropped: after another writer's flush, ${op} no longer applies: ${error?.message ?? error}`,
+          { reason: 'rebase', op, cause: error }));
+        entry.settle = null;
       }
     }
     this.#journal = kept;
@@ -360,13 +422,40 @@ export class PersistentMemory extends EventTarget {
     }
   }
 
-  /** After a sync write: with autoFlush, flush once the current task is done. */
-  #changed() {
-    if (!this.#autoFlush || this.#scheduled) return;
+  /** Journals an operation already applied to the core; returns its journal entry. */
+  #record(op, args) {
+    const entry = { op, args, settle: null };
+    this.#journal.push(entry);
+    this.#changed();
+    return entry;
+  }
+
+  /** Resolves with `value` once every entry is durable; rejects if a flush fails or a rebase
+   * drops one of them. Schedules a flush. */
+  #durable(entries, value) {
+    const waits = entries.map((entry) => new Promise((resolve, reject) => {
+      const previous = entry.settle;
+      entry.settle = (error) => {
+        previous?.(error);
+        if (error) reject(error);
+        else resolve();
+      };
+    }));
+    this.#scheduleFlush();
+    return Promise.all(waits).then(() => value);
+  }
+
+  #scheduleFlush() {
+    if (this.#scheduled) return;
     this.#scheduled = Promise.resolve().then(() => {
       this.#scheduled = null;
       return this.flush().catch((error) => this.dispatchEvent(Object.assign(new Event('error'), { error })));
     });
+  }
+
+  /** After a sync write: with autoFlush, flush once the current task is done. */
+  #changed() {
+    if (this.#autoFlush) this.#scheduleFlush();
   }
 
   #listen() {

@@ -9,8 +9,13 @@
 // workersKv(namespace) adapts a Workers KV namespace (get(key, 'arrayBuffer'), paged list).
 //
 // saveBatch is not atomic here: most key-value services have no transaction. It writes every
-// put before any delete (the core's change sets already come in that order, so a batch cut
-// short still leaves a store that loads), and rejects with the first failure.
+// put in order before any delete, and rejects with the first failure. The core's change sets
+// put the commit key `head` last among the puts, and readers trust only what `head` names, so
+// a batch cut short leaves the store as it was before or after it.
+//
+// Workers KV is eventually consistent and has no compare-and-set: use it with one writer per
+// store. The Worker example routes every write through a Durable Object, which is
+// single-threaded and transactional, and lets Workers KV serve reads.
 import { storageError } from '../errors.js';
 import { checkBytes } from './memory.js';
 
@@ -28,9 +33,16 @@ export class KeyValueStorage {
     this.prefix = prefix;
   }
 
-  /** False: a batch is a sequence of independent writes. */
+  /** False: a batch is a sequence of independent writes. The core's change sets are safe
+   * anyway: segment parts first, then the commit `head`, then deletions. */
   get atomic() {
     return false;
+  }
+
+  /** True: `Memory.open` reads `head` and the keys it names instead of listing every key
+   * (1 + parts reads; Workers KV allows 1,000 operations per invocation). */
+  get boundedOpen() {
+    return true;
   }
 
   async load(key) {

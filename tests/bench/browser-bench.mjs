@@ -1,6 +1,9 @@
 // Browser benchmark (not a test): memdag on real IndexedDB in headless Chromium.
 //
-//   node tests/bench/browser-bench.mjs [--sizes 10000,100000] [--flush 1000]
+//   node tests/bench/browser-bench.mjs [--sizes 10000,100000] [--flush 1000] [--json]
+//
+// --json prints one object with named fields instead of the table: flush_<N>_ms,
+// add_<N>_ms, cold_open_<n/1000>k_ms for each size, and chromium (its version).
 //
 // Rows, in ms (median of 3 runs for flush, one run for the big opens):
 //   flush N turns      add N turns to an opened empty store, then one `flush()` (timed)
@@ -58,8 +61,8 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
   const p = await page();
   const runs = [];
   for (let r = 0; r < 3; r++) runs.push(await fill(p, `bench-flush-${r}`, flushN, true));
-  rows.push([`flush ${flushN} turns (one transaction)`, median(runs.map((x) => x.flush))]);
-  rows.push([`  (adding them, in memory)`, median(runs.map((x) => x.add))]);
+  rows.push([`flush ${flushN} turns (one transaction)`, median(runs.map((x) => x.flush)), `flush_${flushN}_ms`]);
+  rows.push([`  (adding them, in memory)`, median(runs.map((x) => x.add)), `add_${flushN}_ms`]);
   await p.close();
 }
 
@@ -78,7 +81,7 @@ for (const n of sizes) {
     return { ms: t1 - t0, len: mem.len };
   }, `bench-open-${n}`);
   if (out.len !== n) throw new Error(`opened ${out.len} records, expected ${n}`);
-  rows.push([`cold open ${n} records`, out.ms]);
+  rows.push([`cold open ${n} records`, out.ms, `cold_open_${n >= 1000 ? `${n / 1000}k` : n}_ms`]);
   await reader.close();
 }
 
@@ -86,6 +89,10 @@ await browser.close();
 await server.close();
 
 const version = (await import('node:child_process')).execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-console.log(`memdag browser benchmark: ${version}, headless, IndexedDB`);
-console.log('| row | ms |\n|---|---:|');
-for (const [name, ms] of rows) console.log(`| ${name} | ${ms.toFixed(1)} |`);
+if (args.includes('--json')) {
+  console.log(JSON.stringify({ chromium: version, ...Object.fromEntries(rows.map(([, ms, field]) => [field, Number(ms.toFixed(1))])) }));
+} else {
+  console.log(`memdag browser benchmark: ${version}, headless, IndexedDB`);
+  console.log('| row | ms |\n|---|---:|');
+  for (const [name, ms] of rows) console.log(`| ${name} | ${ms.toFixed(1)} |`);
+}

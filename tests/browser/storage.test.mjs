@@ -60,7 +60,7 @@ test('an aborted transaction loses nothing flushed before it', async () => {
     const put = IDBObjectStore.prototype.put;
     IDBObjectStore.prototype.put = function (...args) {
       const request = put.apply(this, args);
-      if (String(args[1]).startsWith('rec/')) this.transaction.abort();
+      if (String(args[1]).startsWith('seg/')) this.transaction.abort();
       return request;
     };
     const b = mem.addTurn({ thread: 't', input: 'second', parents: [a.id] });
@@ -108,7 +108,7 @@ test('a real QuotaExceededError is STORAGE and loses nothing flushed before it',
     const durable = Memory.load(await reader.loadRange(''));
     const state = { durable: durable.len, first: Boolean(durable.get(a.id)), inMemory: mem.len };
     // The app gives up on the huge turn: deleting it and flushing leaves memory and storage equal.
-    mem.delete(huge.id);
+    await mem.delete(huge.id);
     await mem.flush();
     const settled = Memory.load(await reader.loadRange(''));
     reader.close();

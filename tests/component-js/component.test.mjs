@@ -47,7 +47,9 @@ test('turns with parents survive a reload from the JS kv in a fresh instance', a
     assert.deepEqual(c.parents, ['a', 'b']);
     store.addTurns([turn('d', 'main', 4000, ['c']), turn('e', 'main', 5000, ['d'])]);
     assert.equal(store.len(), 5n);
-    assert.ok([...kv.entries.keys()].includes('rec/c'), 'every turn is written through kv');
+    const keys = [...kv.entries.keys()];
+    assert.ok(keys.includes('head'), 'every change set is committed through kv');
+    assert.equal(keys.filter((k) => k.startsWith('seg/')).length, 4, `one segment per mutation: ${keys}`);
   }
 
   const { memory } = await instantiate(dir, { kv });

@@ -139,11 +139,12 @@ test('the change set round-trips through a Map', () => {
     assert.equal(typeof key, 'string');
     assert.ok(value instanceof Uint8Array);
   }
-  // Every record and the meta are written (other key prefixes, such as indexes, may follow).
-  const keys = new Set(changes.map(([k]) => k));
-  assert.equal(keys.size, changes.length, 'each key once');
-  for (const r of [...mem.recent('t1', 9), ...mem.recent('t2', 9)]) assert.ok(keys.has(`rec/${r.id}`), r.id);
-  assert.ok(keys.has('meta'));
+  // One segment part, then the commit `head`, which names it (see the core's storage module).
+  const keys = changes.map(([k]) => k);
+  assert.equal(new Set(keys).size, changes.length, 'each key once');
+  assert.deepEqual(keys, ['seg/0000000000000001/0', 'head']);
+  assert.deepEqual(Memory.keysToRead(changes[1][1]), ['seg/0000000000000001/0']);
+  assert.equal(mem.storeGeneration, 1);
   assert.deepEqual(mem.takeChanges(), [], 'taking clears the set');
 
   const store = apply(new Map(), changes);
@@ -156,10 +157,22 @@ test('the change set round-trips through a Map', () => {
     for (const record of original) assert.deepEqual(loaded.get(record.id), record);
   }
 
-  // A snapshot holds the same entries; an array of pairs loads as well as a Map.
+  // A snapshot is a fresh image of the same memory; an array of pairs loads as well as a Map.
   const snapshot = mem.snapshot();
-  assert.deepEqual(new Map(snapshot), store);
+  assert.deepEqual(snapshot.map(([k]) => k), ['seg/0000000000000001/0', 'head']);
   assert.equal(Memory.load(snapshot).len, mem.len);
+  for (const r of mem.recent('t1', 9)) assert.deepEqual(Memory.load(snapshot).get(r.id), r);
+
+  // A memory loaded elsewhere can replace the stored one: new generations, commit, then deletes.
+  const other = Memory.load(snapshot);
+  other.setPartBytes(1024);
+  other.prepareToReplace([...store.keys()]);
+  const replace = other.takeChanges();
+  const head = replace.findIndex(([k]) => k === 'head');
+  assert.ok(replace.slice(0, head).every(([k, v]) => k.startsWith('seg/') && v && !store.has(k)), 'new keys only');
+  assert.deepEqual(replace.slice(head + 1), [['seg/0000000000000001/0', null]]);
+  const replaced = apply(new Map(store), replace);
+  assert.equal(Memory.load(replaced).len, mem.len);
 });
 
 test('delete then takeChanges removes the key and rewrites the children', () => {
@@ -170,9 +183,8 @@ test('delete then takeChanges removes the key and rewrites the children', () => 
   assert.equal(deleted.id, a.id);
   assert.equal(mem.get(a.id), undefined);
   const changes = mem.takeChanges();
-  assert.ok(changes.some(([k, v]) => k === `rec/${a.id}` && v === null), 'the deleted key is removed');
+  assert.deepEqual(changes.map(([k]) => k), ['seg/0000000000000002/0', 'head'], 'one new segment and the commit');
   apply(store, changes);
-  assert.equal(store.has(`rec/${a.id}`), false);
 
   const loaded = Memory.load(store);
   assert.equal(loaded.len, 3);
@@ -188,14 +200,18 @@ test('requeue repeats a change set that could not be written', () => {
   assert.deepEqual(mem.takeChanges(), []);
   mem.requeue(lost);
   const again = mem.takeChanges();
-  assert.deepEqual(new Map(again), new Map(lost));
+  // The same memory under a new generation; the first attempt's part is deleted after the commit.
+  assert.deepEqual(again.map(([k]) => k), ['seg/0000000000000002/0', 'head', 'seg/0000000000000001/0']);
+  assert.equal(again[2][1], null);
+  assert.equal(Memory.load(apply(new Map(), again)).len, mem.len);
   assert.equal(thrown(() => mem.requeue(42)).code, 'INVALID_INPUT');
 });
 
 test('corrupt bytes on load throw CORRUPT_DATA naming the key', () => {
   const { mem, a } = build();
   const store = apply(new Map(), mem.takeChanges());
-  const key = `rec/${a.id}`;
+  const key = 'seg/0000000000000001/0';
+  assert.ok(a.id);
 
   const flipped = new Uint8Array(store.get(key));
   flipped[flipped.length - 1] ^= 0xff;
@@ -208,11 +224,15 @@ test('corrupt bytes on load throw CORRUPT_DATA naming the key', () => {
   assert.equal(truncated.code, 'CORRUPT_DATA');
   assert.equal(truncated.key, key);
 
-  const future = new Uint8Array(store.get('meta'));
+  const future = new Uint8Array(store.get('head'));
   future[4] = 99;
-  const version = thrown(() => Memory.load(new Map(store).set('meta', future)));
+  const version = thrown(() => Memory.load(new Map(store).set('head', future)));
   assert.equal(version.code, 'UNSUPPORTED_VERSION');
-  assert.equal(version.key, 'meta');
+  assert.equal(version.key, 'head');
+
+  const missing = thrown(() => Memory.load(new Map(store).set(key, undefined)));
+  assert.equal(missing.code, 'CORRUPT_DATA');
+  assert.equal(missing.key, key, 'a part the commit names is missing');
 
   assert.equal(thrown(() => Memory.load(new Map([[key, 'text']]))).code, 'INVALID_INPUT');
   assert.equal(thrown(() => Memory.load(42)).code, 'INVALID_INPUT');

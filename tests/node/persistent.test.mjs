@@ -27,19 +27,25 @@ test('turns and the DAG survive a reopen through IndexedDB', async () => {
   const mem = await Memory.open({ name });
   assert.ok(mem.storage instanceof IndexedDbStorage, 'IndexedDB is the default where it exists');
   const root = await mem.add({ thread: 't', input: 'plan the release', createdAt: 1 });
+  // `add` resolves once the turn is durable: another reader of the database already sees it.
+  const reader = await IndexedDbStorage.open(`memdag:${name}`);
+  assert.ok(Memory.load(await reader.loadRange('')).get(root.id));
+  reader.close();
   const child = await mem.add({ thread: 't', input: 'tag it', parents: [root.id], createdAt: 2 });
-  assert.equal(mem.pending, 2);
+  assert.equal(mem.pending, 0);
+  mem.addTurn({ thread: 't', input: 'sync, flushed later', createdAt: 3 });
+  assert.equal(mem.pending, 1);
   const result = await mem.flush();
-  assert.equal(result.generation, 1);
+  assert.equal(result.generation, 3);
   assert.equal(mem.pending, 0);
   await mem.close();
 
   const again = await Memory.open({ name });
-  assert.equal(again.len, 2);
+  assert.equal(again.len, 3);
   assert.deepEqual(again.get(child.id).parents, [root.id]);
   assert.deepEqual(again.children(root.id), [child.id]);
   assert.equal(again.search({ text: 'release', mode: 'bm25' })[0].id, root.id);
-  assert.equal(again.generation, 1);
+  assert.equal(again.generation, 3);
   await again.close();
 });
 
@@ -130,7 +136,7 @@ test('an aborted IndexedDB transaction writes nothing of the batch', async () =>
   const put = IDBObjectStore.prototype.put;
   IDBObjectStore.prototype.put = function (...args) {
     const request = put.apply(this, args);
-    if (String(args[1]).startsWith('rec/')) this.transaction.abort();
+    if (String(args[1]).startsWith('seg/')) this.transaction.abort();
     return request;
   };
   try {
@@ -166,23 +172,73 @@ test('two writers on one store: the second rebases on the first, nothing is lost
   assert.ok(merged.get(a.id) && merged.get(b.id));
   assert.notEqual(merged.get(a.id).seq, merged.get(b.id).seq, 'sequence numbers stay unique');
   assert.equal(two.len, 2, 'the second writer now sees both');
-  // A deletion of a record the other writer already deleted is a reported conflict.
+  // A deletion of a record the other writer already deleted is dropped on rebase: its promise
+  // rejects with the replay's code.
   assert.equal((await one.refresh()).reloaded, true);
-  one.delete(b.id);
-  two.delete(b.id);
-  await one.flush();
-  const third = await two.flush();
-  assert.equal(third.conflicts.length, 1);
-  assert.equal(third.conflicts[0].error.code, 'NOT_FOUND');
+  const first = one.delete(b.id);
+  const late = two.delete(b.id);
+  assert.equal((await first).id, b.id);
+  const dropped = await rejection(late);
+  assert.equal(dropped.code, 'NOT_FOUND');
+  assert.equal(dropped.reason, 'rebase');
   assert.equal(two.len, 1);
   assert.equal(Memory.load(kv.map).len, 1);
+});
+
+test('an add dropped by a rebase rejects, and the turn is neither in memory nor stored', async () => {
+  const kv = asyncKv();
+  const one = await Memory.open({ name: 'drop', storage: new KeyValueStorage(kv), sync: false });
+  const x = await one.add({ thread: 't', input: 'parent', createdAt: 1 });
+  const two = await Memory.open({ name: 'drop', storage: new KeyValueStorage(kv), sync: false });
+  assert.ok(two.get(x.id));
+  await one.delete(x.id);
+  const child = two.add({ thread: 't', input: 'child of x', parents: [x.id], createdAt: 2 });
+  const e = await rejection(child);
+  assert.equal(e.code, 'UNKNOWN_PARENT');
+  assert.equal(e.reason, 'rebase');
+  assert.equal(e.op, 'addTurn');
+  assert.equal(two.len, 0);
+  assert.equal(Memory.load(kv.map).len, 0);
+  assert.equal(two.pending, 0);
+});
+
+test('a failed flush rejects the add that waited on it; the turn is written by the next flush', async () => {
+  const kv = asyncKv();
+  const storage = new KeyValueStorage(kv);
+  const mem = await Memory.open({ name: 'fail', storage, sync: false });
+  const put = kv.put;
+  kv.put = async () => {
+    throw new Error('disk full');
+  };
+  const e = await rejection(mem.add({ thread: 't', input: 'not yet durable' }));
+  assert.equal(e.code, 'STORAGE');
+  assert.equal(Memory.load(kv.map).len, 0);
+  kv.put = put;
+  await mem.flush();
+  assert.equal(Memory.load(kv.map).len, 1);
+});
+
+test('a KeyValueStorage store opens by reading head and the keys it names, not by listing', async () => {
+  const kv = asyncKv();
+  const mem = await Memory.open({ name: 'bounded', storage: new KeyValueStorage(kv), sync: false });
+  await mem.addMany(Array.from({ length: 50 }, (_, i) => ({ thread: 't', input: `turn ${i}` })));
+  for (let i = 0; i < 20; i++) await mem.add({ thread: 't', input: `single ${i}` });
+  let lists = 0;
+  let gets = 0;
+  const counting = { ...kv, get: (k) => (gets++, kv.get(k)), list: (p) => (lists++, kv.list(p)) };
+  const again = await Memory.open({ name: 'bounded', storage: new KeyValueStorage(counting), sync: false });
+  assert.equal(again.len, 70);
+  assert.equal(lists, 0, 'no listing');
+  const named = 1 + Memory.keysToRead(kv.map.get('head')).length + 1;
+  assert.equal(gets, named, 'head, its parts and the generation key');
+  assert.ok(gets < 20, `${gets} reads for 70 turns in ${mem.storage ? 'several' : ''} flushes`);
 });
 
 test('autoFlush writes each turn; export and import round-trip', async () => {
   const storage = new MemoryStorage();
   const mem = await Memory.open({ name: fresh(), storage, autoFlush: true });
   const a = await mem.add({ thread: 't', input: 'auto' });
-  assert.ok(storage.map.has(`rec/${a.id}`));
+  assert.ok(Memory.load(storage.map).get(a.id));
   assert.ok(storage.map.has(GENERATION_KEY));
   const file = mem.exportBytes();
 

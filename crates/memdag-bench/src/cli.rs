@@ -101,7 +101,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             };
             let mut times = Vec::new();
             // FNV-1a over every hit's id and score bits: equal digests, equal results.
-            let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
+            let mut digest = memdag_core::hash::Fnv::new();
             for pass in 0..6 {
                 for i in 0..count {
                     let q = query(i);
@@ -112,19 +112,19 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
                     } else {
                         for h in &hits {
                             let bits = h.score.to_bits().to_le_bytes();
-                            for b in h.id.bytes().chain(bits) {
-                                digest = (digest ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-                            }
+                            digest.write(h.id.as_bytes());
+                            digest.write(&bits);
                         }
                     }
                 }
             }
             println!(
-                "{mode} only, {n} records: build {:.0} ms, p50 {:.3} ms, p99 {:.3} ms ({} queries), results {digest:016x}",
+                "{mode} only, {n} records: build {:.0} ms, p50 {:.3} ms, p99 {:.3} ms ({} queries), results {:016x}",
                 built.ingest_ms,
                 percentile(&times, 50.0),
                 percentile(&times, 99.0),
-                times.len()
+                times.len(),
+                digest.finish()
             );
         }
         return 0;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use memdag_core::recall::RecallQuery;
 use memdag_core::search::{SearchMode, SearchQuery};
-use memdag_core::{NewTurn, Store};
+use memdag_core::{Change, NewTurn, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{replicated, vector_corpus};
@@ -41,12 +41,18 @@ pub struct SizeReport {
     pub add_p99_ms: f64,
     pub vector_recall_at_10: f64,
     pub index_bytes_per_record: f64,
-    /// Opening the stored memory with its persisted graph.
+    /// Opening the stored memory (one bulk segment and 100 single-add segments, merged as
+    /// they come) with its persisted graph.
     pub load_ms: f64,
-    /// Opening it without the graph keys, so the graph is rebuilt (for the persist decision).
+    /// Opening a format-v1 image of it without the graph keys, so the graph is rebuilt (for
+    /// the decision to persist the graph).
     pub rebuild_load_ms: f64,
-    /// Bytes of the full snapshot per record (records, graph nodes, meta).
+    /// Stored bytes per record (keys and values), after the bulk write and the 100 adds.
     pub stored_bytes_per_record: f64,
+    /// Keys written by one add into the store (its own change set): mean of 100 adds.
+    pub keys_per_add: f64,
+    /// Bytes written by one add, mean of the same 100 adds.
+    pub bytes_per_add: f64,
     pub exact_p50_ms: f64,
     pub runtime: String,
     pub seed: u64,
@@ -75,6 +81,28 @@ impl Default for Options {
             with_vectors: true,
         }
     }
+}
+
+/// Single adds timed after the bulk write (`keys_per_add`).
+pub const ADDS_AFTER: usize = 100;
+
+/// The format-v1 image of a store without its graph keys: loading it rebuilds the graph.
+fn v1_image_without_graph(store: &Store) -> Vec<(String, Vec<u8>)> {
+    use memdag_core::codec;
+    let mut out: Vec<(String, Vec<u8>)> = store
+        .iter()
+        .map(|r| {
+            (
+                codec::record_key(&r.id),
+                codec::encode_record(r).expect("encode"),
+            )
+        })
+        .collect();
+    out.push((
+        "meta".into(),
+        codec::encode_meta(&store.meta()).expect("encode"),
+    ));
+    out
 }
 
 /// The p-th percentile (0..=100) of unsorted samples.
@@ -246,35 +274,58 @@ pub fn measure(
     }
     let index_bytes = store.search_index().heap_bytes();
 
-    let snapshot: BTreeMap<String, Vec<u8>> = built
-        .store
-        .take_changes()
-        .expect("changes")
-        .into_iter()
-        .filter_map(|c| c.value.map(|v| (c.key, v)))
-        .collect();
-    let stored: usize = snapshot.iter().map(|(k, v)| k.len() + v.len()).sum();
+    let mut stored: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let write = |stored: &mut BTreeMap<String, Vec<u8>>, changes: Vec<Change>| {
+        let (mut keys, mut bytes) = (0usize, 0usize);
+        for c in changes {
+            keys += 1;
+            bytes += c.key.len() + c.value.as_ref().map_or(0, Vec::len);
+            match c.value {
+                Some(v) => stored.insert(c.key, v),
+                None => stored.remove(&c.key),
+            };
+        }
+        (keys, bytes)
+    };
+    write(&mut stored, built.store.take_changes().expect("changes"));
+    // Single adds into the grown store, each flushed on its own, as an agent does per turn.
+    let (mut add_keys, mut add_bytes) = (0usize, 0usize);
+    for i in 0..ADDS_AFTER {
+        let turn = NewTurn {
+            id: Some(format!("late{i}")),
+            thread: format!("t{}", i % THREADS),
+            user: "u".into(),
+            created_at: (n + i) as i64,
+            input: questions
+                .get(i % questions.len().max(1))
+                .cloned()
+                .unwrap_or_default(),
+            embedding: vqs.get(i % vqs.len().max(1)).cloned(),
+            ..Default::default()
+        };
+        built.store.add_turn(turn).expect("add");
+        let (k, b) = write(&mut stored, built.store.take_changes().expect("changes"));
+        add_keys += k;
+        add_bytes += b;
+    }
+    let stored_bytes: usize = stored.iter().map(|(k, v)| k.len() + v.len()).sum();
     let t = clock();
-    let loaded =
-        Store::load(snapshot.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).expect("load");
+    let loaded = Store::load(stored.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).expect("load");
     let load_ms = clock() - t;
-    assert_eq!(loaded.len(), n);
+    assert_eq!(loaded.len(), n + ADDS_AFTER);
     drop(loaded);
     let rebuild_load_ms = if opts.measure_rebuild {
+        let image = v1_image_without_graph(&built.store);
         let t = clock();
-        let rebuilt = Store::load(
-            snapshot
-                .iter()
-                .filter(|(k, _)| !k.starts_with("idx/"))
-                .map(|(k, v)| (k.as_str(), v.as_slice())),
-        )
-        .expect("load");
+        let rebuilt =
+            Store::load(image.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).expect("load");
         let ms = clock() - t;
         drop(rebuilt);
         ms
     } else {
         0.0
     };
+    let n_after = (n + ADDS_AFTER) as f64;
 
     SizeReport {
         records: n,
@@ -292,7 +343,9 @@ pub fn measure(
         index_bytes_per_record: index_bytes as f64 / n as f64,
         load_ms,
         rebuild_load_ms,
-        stored_bytes_per_record: stored as f64 / n as f64,
+        stored_bytes_per_record: stored_bytes as f64 / n_after,
+        keys_per_add: add_keys as f64 / ADDS_AFTER as f64,
+        bytes_per_add: add_bytes as f64 / ADDS_AFTER as f64,
         exact_p50_ms: percentile(&exact, 50.0),
         runtime: runtime.into(),
         seed: SEED,

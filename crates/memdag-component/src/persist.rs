@@ -1,19 +1,14 @@
 //! Loading a store from `kv` and writing change sets through it, under a key prefix.
 //!
 //! After every mutation the core's change set is written through `kv` in the core's order
-//! (puts before deletes, records before `meta`). Errors name the full `kv` key.
+//! (segment parts, then the commit `head`, then deletions; see `memdag_core::storage`), so a
+//! failure or a trap at any point leaves the store as it was before or after that change set.
+//! Errors name the full `kv` key.
 
-use std::collections::BTreeSet;
-
-use memdag_core::codec::{BLOB_PREFIX, META_KEY, RECORD_PREFIX};
-use memdag_core::search::persist::HNSW_PREFIX;
+use memdag_core::keys::{is_core_key, NAMESPACES as CORE_NAMESPACES};
 use memdag_core::{Change, Error as CoreError, Store};
 
 use crate::bindings::memdag::core::kv;
-
-/// The namespaces of the core's own keys (see `memdag_core::codec`). A prefix starting with
-/// one would put a store's keys among those of the unprefixed store in the same `kv`.
-const CORE_NAMESPACES: [&str; 3] = [RECORD_PREFIX, BLOB_PREFIX, "idx/"];
 
 /// A prefix is empty, or ends with `/` and does not start with a core namespace.
 pub fn check_prefix(prefix: &str) -> Result<(), CoreError> {
@@ -79,30 +74,28 @@ pub fn decode(prefix: &str, entries: Vec<(String, Vec<u8>)>) -> Result<Store, Co
     })
 }
 
-/// Writes a change set through `kv`, in order, stopping at the first failure.
+/// Writes a change set through `kv`, in order. A failed put stops it with the error: the
+/// commit (`head`, the last put) was not written, so the store is as it was. Deletions come
+/// after the commit and only remove keys it no longer names: one that fails leaves an orphan,
+/// which the next load finds and a later change set deletes, so it is not an error.
 pub fn write(prefix: &str, changes: &[Change]) -> Result<(), CoreError> {
     for change in changes {
         let key = format!("{prefix}{}", change.key);
-        let outcome = match &change.value {
-            Some(value) => kv::put(&key, value).map_err(|m| format!("kv put {key:?}: {m}")),
-            None => kv::delete(&key).map_err(|m| format!("kv delete {key:?}: {m}")),
-        };
-        outcome.map_err(|message| CoreError::Storage { message })?;
+        match &change.value {
+            Some(value) => kv::put(&key, value).map_err(|m| CoreError::Storage {
+                message: format!("kv put {key:?}: {m}"),
+            })?,
+            None => {
+                let _ = kv::delete(&key);
+            }
+        }
     }
     Ok(())
 }
 
-/// Whether a key (without the prefix) is one of the core's.
-fn is_core_key(key: &str) -> bool {
-    key == META_KEY
-        || [RECORD_PREFIX, BLOB_PREFIX, HNSW_PREFIX]
-            .iter()
-            .any(|ns| key.starts_with(ns))
-}
-
 /// Replaces everything under `prefix` with a snapshot: decodes it first (so a bad snapshot
-/// writes nothing), writes its entries with `meta` last, then deletes the keys of the old
-/// store that the snapshot lacks. Returns the decoded store.
+/// writes nothing), then writes it whole under new generations, commits, and deletes the old
+/// store's keys (see `Store::prepare_to_replace`). Returns the decoded store.
 pub fn import(
     prefix: &str,
     entries: Vec<(String, Vec<u8>)>,
@@ -113,27 +106,11 @@ pub fn import(
             "snapshot key {key:?} is not a memdag key"
         )));
     }
-    let mut store = decode(prefix, entries.clone())?;
+    let mut store = decode(prefix, entries)?;
     store.set_auto_embed(builtin_embed);
-    let old: Vec<String> = list(prefix)?
-        .into_iter()
-        .map(|(k, _)| k)
-        .filter(|k| is_core_key(k))
-        .collect();
-    let new: BTreeSet<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
-    let (meta, mut changes): (Vec<_>, Vec<_>) = entries
-        .iter()
-        .map(|(k, v)| Change {
-            key: k.clone(),
-            value: Some(v.clone()),
-        })
-        .partition(|c| c.key == META_KEY);
-    changes.extend(meta);
-    changes.extend(
-        old.into_iter()
-            .filter(|k| !new.contains(k.as_str()))
-            .map(|key| Change { key, value: None }),
-    );
+    let old: Vec<String> = list(prefix)?.into_iter().map(|(k, _)| k).collect();
+    store.prepare_to_replace(old.iter().map(String::as_str));
+    let changes = store.take_changes()?;
     write(prefix, &changes)?;
     Ok(store)
 }

@@ -10,15 +10,9 @@ use alloc::format;
 use alloc::string::String;
 
 use crate::error::{Error, Result};
-use crate::store::{Fnv, Store};
+use crate::store::Store;
 
-/// The id of a blob holding `text`: `b` and 16 hex digits of the 64-bit FNV-1a hash of the
-/// text. Stable across platforms and versions.
-pub fn blob_id(text: &str) -> String {
-    let mut h = Fnv::new();
-    h.write(text.as_bytes());
-    format!("b{:016x}", h.finish())
-}
+pub use crate::hash::blob_id;
 
 impl Store {
     /// Stores `text` as a blob and returns its id, [`blob_id`] of the text. Idempotent.
@@ -37,7 +31,7 @@ impl Store {
             }
             None => {
                 self.blobs.insert(id.clone(), text);
-                self.blobs_dirty.insert(id.clone());
+                self.dirty.mark(crate::dirty::Touched::Blob(id.clone()));
             }
         }
         Ok(id)
@@ -52,7 +46,7 @@ impl Store {
     pub fn remove_blob(&mut self, id: &str) -> bool {
         let removed = self.blobs.remove(id).is_some();
         if removed {
-            self.blobs_dirty.insert(id.into());
+            self.dirty.mark(crate::dirty::Touched::Blob(id.into()));
         }
         removed
     }

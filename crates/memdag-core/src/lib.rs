@@ -14,7 +14,11 @@ extern crate alloc;
 
 pub mod blob;
 pub mod dag;
+pub mod dirty;
+pub mod envelope;
 pub mod error;
+pub mod hash;
+pub mod keys;
 pub mod record;
 pub mod store;
 
@@ -28,6 +32,10 @@ pub mod context;
 pub mod recall;
 #[cfg(feature = "std")]
 pub mod search;
+#[cfg(feature = "std")]
+pub mod segment;
+#[cfg(feature = "std")]
+pub mod storage;
 #[cfg(feature = "std")]
 pub mod tokens;
 

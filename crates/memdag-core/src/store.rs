@@ -11,7 +11,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::dag::{Dag, Direction};
+use crate::dirty::{Dirty, Touched};
 use crate::error::{Error, Result};
+use crate::hash::Fnv;
 use crate::record::{NewTurn, Record, DEFAULT_IMPORTANCE, MAX_ID_LEN};
 
 /// Dense in-memory handle of a record, stable for the life of a store instance (not persisted).
@@ -29,20 +31,19 @@ pub struct Store {
     by_user: BTreeMap<String, BTreeSet<Chrono>>,
     dag: Dag,
     pub(crate) next_seq: u64,
-    /// Record ids whose stored value changed since the last `take_changes`, in order.
-    dirty: Vec<String>,
-    dirty_set: BTreeSet<String>,
-    meta_dirty: bool,
+    /// What changed since the last change set (see [`crate::dirty`]).
+    pub(crate) dirty: Dirty,
     /// The Mode-2 search indexes, kept in step with the records (see [`crate::search`]).
     #[cfg(feature = "std")]
     pub(crate) search: crate::search::SearchIndex,
     /// Text blobs by id, e.g. full tool outputs kept by reference (see [`crate::blob`]).
     pub(crate) blobs: BTreeMap<String, String>,
-    /// Blob ids put or removed since the last `take_changes`.
-    pub(crate) blobs_dirty: BTreeSet<String>,
     /// How often recall returned each record. In memory only: never persisted.
     #[cfg(feature = "std")]
     pub(crate) access: BTreeMap<Slot, u32>,
+    /// What the storage engine knows of the stored form (see [`crate::storage`]).
+    #[cfg(feature = "std")]
+    pub(crate) persist: crate::storage::PersistState,
 }
 
 impl Store {
@@ -68,18 +69,17 @@ impl Store {
         let mut record = self.prepare(turn)?;
         #[cfg(feature = "std")]
         let vector = self.search.admit(&mut record)?;
+        let id = record.id.clone();
         let slot = self.insert(record);
         #[cfg(feature = "std")]
         if let Some(r) = self.slots[slot as usize].as_ref() {
-            self.search.add(slot, r, vector.as_deref());
+            for node in self.search.add(slot, r, vector.as_deref()) {
+                self.dirty.mark(Touched::Node(node));
+            }
         }
         self.next_seq += 1;
-        self.meta_dirty = true;
-        let id = self.slots[slot as usize]
-            .as_ref()
-            .map(|r| r.id.clone())
-            .unwrap_or_default();
-        self.mark_dirty(&id);
+        self.dirty.mark(Touched::Counters);
+        self.dirty.mark(Touched::Record(id));
         Ok(self.slots[slot as usize].as_ref().expect("just inserted"))
     }
 
@@ -200,9 +200,7 @@ impl Store {
     }
 
     fn mark_dirty(&mut self, id: &str) {
-        if self.dirty_set.insert(id.into()) {
-            self.dirty.push(id.into());
-        }
+        self.dirty.mark(Touched::Record(id.into()));
     }
 
     /// The record with this id.
@@ -292,7 +290,11 @@ impl Store {
             .take()
             .expect("slot of a live id is live");
         #[cfg(feature = "std")]
-        self.search.remove(slot, &record);
+        if let Some((_, repaired)) = self.search.remove(slot, &record) {
+            for node in repaired {
+                self.dirty.mark(Touched::Node(node));
+            }
+        }
         self.by_id.remove(id);
         let chrono = (record.created_at, record.seq, slot);
         remove_chrono(&mut self.by_thread, &record.thread, &chrono);
@@ -326,7 +328,7 @@ impl Store {
         for child in &children {
             self.mark_dirty(child);
         }
-        self.mark_dirty(id);
+        self.dirty.mark(Touched::Removed(record.seq));
         Ok(record)
     }
 
@@ -352,26 +354,11 @@ impl Store {
 
     /// Whether there are changes not yet taken.
     pub fn has_changes(&self) -> bool {
-        self.meta_dirty || !self.dirty.is_empty() || !self.blobs_dirty.is_empty()
-    }
-
-    #[cfg(feature = "std")]
-    /// The ids of records changed since the last take, and whether the meta changed; clears both.
-    pub(crate) fn take_dirty(&mut self) -> (Vec<String>, bool) {
-        self.dirty_set.clear();
-        (
-            core::mem::take(&mut self.dirty),
-            core::mem::replace(&mut self.meta_dirty, false),
-        )
-    }
-
-    #[cfg(feature = "std")]
-    /// Marks keys dirty again, e.g. after the host failed to write a change set.
-    pub(crate) fn restore_dirty(&mut self, ids: &[String], meta: bool) {
-        for id in ids {
-            self.mark_dirty(id);
+        #[cfg(feature = "std")]
+        if self.persist.must_write() {
+            return true;
         }
-        self.meta_dirty |= meta;
+        !self.dirty.is_empty()
     }
 
     #[cfg(feature = "std")]
@@ -422,22 +409,4 @@ fn validate_id(id: &str) -> Result<()> {
         return Err(Error::invalid("id must not contain control characters"));
     }
     Ok(())
-}
-
-/// 64-bit FNV-1a: tiny, stable across platforms and versions, enough for content ids.
-pub(crate) struct Fnv(u64);
-
-impl Fnv {
-    pub(crate) fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    pub(crate) fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    pub(crate) fn finish(&self) -> u64 {
-        self.0
-    }
 }

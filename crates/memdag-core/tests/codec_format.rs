@@ -2,8 +2,9 @@
 
 mod common;
 
-use common::{apply, turn};
+use common::{apply, dump, turn, v1_image};
 use memdag_core::codec::{decode_record, encode_record, record_key, FORMAT_VERSION, HEADER_LEN};
+use memdag_core::keys::HEAD_KEY;
 use memdag_core::{CompactNode, Error, Record, Section, Step, Store};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -97,14 +98,21 @@ proptest! {
         prop_assert!(decode_record("rec/x", &bytes).is_err());
         prop_assert!(Store::load([("rec/x", bytes.as_slice())]).is_err());
         let _ = Store::load([("meta", bytes.as_slice())]);
+        prop_assert!(Store::load([("head", bytes.as_slice())]).is_err());
+        let _ = Store::load([("seg/0000000000000001/0", bytes.as_slice())]);
     }
 }
 
-fn stored_diamond() -> BTreeMap<String, Vec<u8>> {
+fn diamond() -> Store {
     let mut s = Store::new();
     s.add_turn(turn("a", "t", "root", &[])).unwrap();
     s.add_turn(turn("b", "t", "记忆系统 works", &["a"]))
         .unwrap();
+    s
+}
+
+fn stored_diamond() -> BTreeMap<String, Vec<u8>> {
+    let mut s = diamond();
     let mut kv = BTreeMap::new();
     apply(&mut kv, &mut s);
     kv
@@ -114,58 +122,122 @@ fn load(kv: &BTreeMap<String, Vec<u8>>) -> Result<Store, Error> {
     Store::load(kv.iter().map(|(k, v)| (k.as_str(), v.as_slice())))
 }
 
+const PART: &str = "seg/0000000000000001/0";
+
 #[test]
 fn future_version_names_the_key() {
-    let mut kv = stored_diamond();
-    kv.get_mut("rec/b").unwrap()[4] = FORMAT_VERSION + 1;
-    let err = load(&kv).unwrap_err();
-    assert_eq!(
-        err,
-        Error::UnsupportedVersion {
-            key: "rec/b".into(),
-            found: FORMAT_VERSION + 1,
-            supported: FORMAT_VERSION
-        }
-    );
-    assert_eq!(err.code(), "UNSUPPORTED_VERSION");
+    for key in [HEAD_KEY, PART] {
+        let mut kv = stored_diamond();
+        kv.get_mut(key).unwrap()[4] = FORMAT_VERSION + 1;
+        let err = load(&kv).unwrap_err();
+        assert_eq!(
+            err,
+            Error::UnsupportedVersion {
+                key: key.into(),
+                found: FORMAT_VERSION + 1,
+                supported: FORMAT_VERSION
+            }
+        );
+        assert_eq!(err.code(), "UNSUPPORTED_VERSION");
+    }
+    let mut v1 = v1_image(&diamond());
+    v1.get_mut("rec/b").unwrap()[4] = FORMAT_VERSION + 1;
+    assert_eq!(load(&v1).unwrap_err().key(), Some("rec/b"));
 }
 
 #[test]
-fn truncated_foreign_and_misplaced_values_name_the_key() {
+fn truncated_foreign_missing_and_misplaced_values_name_the_key() {
     let mut kv = stored_diamond();
-    kv.get_mut("rec/a").unwrap().truncate(HEADER_LEN + 3);
+    kv.get_mut(PART).unwrap().truncate(HEADER_LEN + 3);
     let err = load(&kv).unwrap_err();
-    assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some("rec/a")));
+    assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some(PART)));
 
     let mut kv = stored_diamond();
-    kv.insert("rec/b".into(), b"{\"json\":true}".to_vec());
+    kv.insert(HEAD_KEY.into(), b"{\"json\":true}".to_vec());
     let err = load(&kv).unwrap_err();
-    assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some("rec/b")));
+    assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some(HEAD_KEY)));
     assert!(err.to_string().contains("magic"), "{err}");
 
     let mut kv = stored_diamond();
-    let b = kv.remove("rec/b").unwrap();
-    kv.insert("rec/c".into(), b);
+    kv.remove(PART);
     let err = load(&kv).unwrap_err();
+    assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some(PART)));
+    assert!(err.to_string().contains("missing"), "{err}");
+
+    // A part copied under another segment's key is caught by the header it carries.
+    let mut s = diamond();
+    s.set_part_bytes(1024);
+    s.add_turn(turn("c", "t", &"long text ".repeat(300), &["b"]))
+        .unwrap();
+    let mut kv = BTreeMap::new();
+    apply(&mut kv, &mut s);
+    let p0 = kv["seg/0000000000000001/0"].clone();
+    kv.insert("seg/0000000000000001/1".into(), p0);
+    let err = load(&kv).unwrap_err();
+    assert_eq!(
+        (err.code(), err.key()),
+        ("CORRUPT_DATA", Some("seg/0000000000000001/1"))
+    );
+
+    let mut v1 = v1_image(&diamond());
+    let b = v1.remove("rec/b").unwrap();
+    v1.insert("rec/c".into(), b);
+    let err = load(&v1).unwrap_err();
     assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some("rec/c")));
 }
 
 #[test]
 fn a_missing_parent_on_load_is_corrupt_data() {
-    let mut kv = stored_diamond();
+    let mut kv = v1_image(&diamond());
     kv.remove("rec/a");
     let err = load(&kv).unwrap_err();
     assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some("rec/b")));
 }
 
-/// Every format version ever written keeps loading. Regenerate the newest with
-/// `MEMDAG_WRITE_FIXTURES=1 cargo test -p memdag-core --test codec_format`.
+/// The store every fixture of format v2 and later holds: a record with an embedding, steps and a
+/// compact node, a blob, a deleted record (a tombstone), several segments one of which was
+/// merged, and the commit.
+fn fixture_store() -> BTreeMap<String, Vec<u8>> {
+    let mut s = Store::new();
+    let mut kv = BTreeMap::new();
+    let mut a = turn("a", "t", "root", &[]);
+    a.embedding = Some(vec![1.0, 0.0, 0.5]);
+    s.add_turn(a).unwrap();
+    apply(&mut kv, &mut s);
+    let mut b = turn("b", "t", "记忆系统 works", &["a"]);
+    b.embedding = Some(vec![0.0, 1.0, 0.5]);
+    b.compact = Some(CompactNode {
+        summary: "searched once".into(),
+        sections: vec![Section {
+            name: "Goal".into(),
+            text: "find it".into(),
+        }],
+    });
+    s.add_turn(b).unwrap();
+    s.put_blob("the full tool output").unwrap();
+    apply(&mut kv, &mut s);
+    for i in 0..memdag_core::storage::FANOUT {
+        let mut t = turn(&format!("x{i}"), "u", "to be deleted", &[]);
+        t.embedding = Some(vec![0.5, 0.5, i as f32]);
+        s.add_turn(t).unwrap();
+        apply(&mut kv, &mut s);
+    }
+    for i in 0..memdag_core::storage::FANOUT {
+        s.delete(&format!("x{i}")).unwrap();
+    }
+    apply(&mut kv, &mut s);
+    kv
+}
+
+/// Every format version ever written keeps loading. A missing fixture of the newest version is
+/// written with `MEMDAG_WRITE_FIXTURES=1 cargo test -p memdag-core --test codec_format`; an
+/// existing one is never rewritten.
 #[test]
 fn format_fixtures_still_load() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let newest = dir.join(format!("store-v{FORMAT_VERSION}.hex"));
-    if std::env::var_os("MEMDAG_WRITE_FIXTURES").is_some() {
-        let text: String = stored_diamond()
+    if std::env::var_os("MEMDAG_WRITE_FIXTURES").is_some() && !newest.exists() {
+        let text: String = fixture_store()
             .iter()
             .map(|(k, v)| format!("{k} {}\n", hex(v)))
             .collect();
@@ -185,6 +257,33 @@ fn format_fixtures_still_load() {
         let store = load(&kv).unwrap();
         assert_eq!(store.get("b").unwrap().parents, ["a"]);
         assert_eq!(store.get("b").unwrap().input, "记忆系统 works");
+        if version >= 2 {
+            assert_eq!(store.len(), 2, "the tombstones hide x0..x7");
+            let b = store.get("b").unwrap();
+            assert_eq!(b.embedding.as_deref(), Some(&[0.0, 1.0, 0.5][..]));
+            assert_eq!(b.compact.as_ref().unwrap().sections[0].name, "Goal");
+            assert_eq!(b.steps[0].tool, "search");
+            assert_eq!(store.blob_ids().count(), 1);
+            assert!(store.segments().len() >= 2, "{:?}", store.segments());
+            assert!(store
+                .segments()
+                .iter()
+                .any(|s| s.level > 0 || s.entries > 10));
+            let hits = store
+                .search(&memdag_core::search::SearchQuery {
+                    embedding: Some(vec![0.0, 1.0, 0.5]),
+                    mode: memdag_core::search::SearchMode::Vector,
+                    k: 1,
+                    ..Default::default()
+                })
+                .unwrap();
+            assert_eq!(hits[0].id, "b");
+            // Opening a fixture and writing it again must not change what it holds.
+            let mut store = store;
+            let mut kv = kv.clone();
+            apply(&mut kv, &mut store);
+            assert_eq!(dump(&load(&kv).unwrap()), dump(&store));
+        }
         seen += 1;
     }
     assert_eq!(seen, FORMAT_VERSION as usize);

@@ -36,3 +36,40 @@ pub fn apply(kv: &mut std::collections::BTreeMap<String, Vec<u8>>, store: &mut S
         }
     }
 }
+
+/// Loads a store from a key-value map.
+pub fn reload(
+    kv: &std::collections::BTreeMap<String, Vec<u8>>,
+) -> Result<Store, memdag_core::Error> {
+    Store::load(kv.iter().map(|(k, v)| (k.as_str(), v.as_slice())))
+}
+
+/// Everything a store holds that its stored form must keep: every record, field by field, in
+/// id order, and every blob.
+pub fn dump(store: &Store) -> (Vec<memdag_core::Record>, Vec<(String, String)>) {
+    let mut records: Vec<memdag_core::Record> = store.iter().cloned().collect();
+    records.sort_by(|a, b| a.id.cmp(&b.id));
+    let blobs = store
+        .blob_ids()
+        .map(|id| (id.to_string(), store.blob(id).unwrap().to_string()))
+        .collect();
+    (records, blobs)
+}
+
+/// The v1 image of a store (one key per record, blob and graph node, and `meta`), as format
+/// v1 wrote it: to test opening and migrating v1 stores.
+pub fn v1_image(store: &Store) -> std::collections::BTreeMap<String, Vec<u8>> {
+    use memdag_core::codec;
+    let mut kv = std::collections::BTreeMap::new();
+    for r in store.iter() {
+        kv.insert(codec::record_key(&r.id), codec::encode_record(r).unwrap());
+    }
+    for id in store.blob_ids() {
+        kv.insert(
+            codec::blob_key(id),
+            codec::encode_blob(store.blob(id).unwrap()).unwrap(),
+        );
+    }
+    kv.insert("meta".into(), codec::encode_meta(&store.meta()).unwrap());
+    kv
+}

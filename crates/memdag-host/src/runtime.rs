@@ -1,5 +1,6 @@
 //! [`Runtime`]: the compiled component with its linker and limits, ready to open stores.
 
+use memdag_core::hash::fnv1a;
 use std::path::Path;
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
@@ -245,13 +246,6 @@ pub(crate) fn new_store(engine: &Engine, state: HostState) -> Store<HostState> {
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
     store
-}
-
-/// The 64-bit FNV-1a hash of `bytes`, naming cache entries.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// Removes the cache entries of other builds of the component with the same limits.

@@ -151,9 +151,10 @@ fn corrupt_bytes_give_corrupt_data_naming_the_key() {
         memory.add_turn(turn("b", "main", 2, &["a"])).unwrap();
     }
     let mut kv = DirKv::open(dir.path()).unwrap();
+    let part = "seg/0000000000000002/0";
     std::fs::write(
-        kv.path_of("rec/b").unwrap(),
-        b"MDAG\x01\x01garbage, not a record",
+        kv.path_of(part).unwrap(),
+        b"MDAG\x02\x06garbage, not a part",
     )
     .unwrap();
     let err = runtime()
@@ -161,18 +162,18 @@ fn corrupt_bytes_give_corrupt_data_naming_the_key() {
         .err()
         .expect("a corrupt store must not open");
     assert!(
-        matches!(&err, Error::Memory(MemoryError::CorruptData(m)) if m.starts_with("CORRUPT_DATA: ") && m.contains("\"rec/b\"")),
+        matches!(&err, Error::Memory(MemoryError::CorruptData(m)) if m.starts_with("CORRUPT_DATA: ") && m.contains(&format!("\"{part}\""))),
         "{err}"
     );
 
     // Under a prefix the error names the full kv key.
-    kv.put("p/rec/x", b"junk").unwrap();
+    kv.put("p/head", b"junk").unwrap();
     let err = runtime()
         .open(kv, Some("p/"))
         .err()
         .expect("a corrupt store must not open");
     assert!(
-        matches!(&err, Error::Memory(MemoryError::CorruptData(m)) if m.contains("\"p/rec/x\"")),
+        matches!(&err, Error::Memory(MemoryError::CorruptData(m)) if m.contains("\"p/head\"")),
         "{}",
         message(&err)
     );
@@ -181,34 +182,26 @@ fn corrupt_bytes_give_corrupt_data_naming_the_key() {
 #[test]
 fn prefixes_keep_stores_apart() {
     let dir = tempfile::tempdir().unwrap();
-    let mut one = runtime()
-        .open(DirKv::open(dir.path()).unwrap(), Some("agent-1/"))
-        .unwrap();
-    let mut two = runtime()
-        .open(DirKv::open(dir.path()).unwrap(), Some("agent-2/"))
-        .unwrap();
+    // One writer handle on the directory, shared by the stores under it.
+    let kv = DirKv::open(dir.path()).unwrap();
+    let mut one = runtime().open(kv.clone(), Some("agent-1/")).unwrap();
+    let mut two = runtime().open(kv.clone(), Some("agent-2/")).unwrap();
     one.add_turn(turn("x", "main", 1, &[])).unwrap();
     two.add_turn(turn("x", "other", 1, &[])).unwrap();
     two.add_turn(turn("y", "other", 2, &["x"])).unwrap();
-    drop((one, two));
-    let mut one = runtime()
-        .open(DirKv::open(dir.path()).unwrap(), Some("agent-1/"))
-        .unwrap();
+    drop((one, two, kv));
+    let kv = DirKv::open(dir.path()).unwrap();
+    let mut one = runtime().open(kv.clone(), Some("agent-1/")).unwrap();
     assert_eq!(one.len().unwrap(), 1);
     assert_eq!(one.get("x").unwrap().unwrap().thread, "main");
-    let mut root = runtime()
-        .open(DirKv::open(dir.path()).unwrap(), None)
-        .unwrap();
+    let mut root = runtime().open(kv.clone(), None).unwrap();
     assert_eq!(
         root.len().unwrap(),
         0,
         "the unprefixed store ignores prefixed keys"
     );
-    for bad in ["agent-3", "rec/", "idx/x/"] {
-        let err = runtime()
-            .open(DirKv::open(dir.path()).unwrap(), Some(bad))
-            .err()
-            .unwrap();
+    for bad in ["agent-3", "rec/", "idx/x/", "seg/"] {
+        let err = runtime().open(kv.clone(), Some(bad)).err().unwrap();
         assert!(
             matches!(err, Error::Memory(MemoryError::InvalidInput(_))),
             "{bad}: {err}"
@@ -290,12 +283,32 @@ fn a_failed_kv_write_leaves_memory_equal_to_kv() {
     memory.add_turn(turn("b", "main", 2, &["a"])).unwrap();
     memory.add_turn(turn("c", "main", 3, &["b"])).unwrap();
 
-    // A delete whose last write fails: c was re-parented durably, b is still there.
-    kv.set(Fail::Deletes);
+    // A delete whose write fails changes nothing: c keeps b as its parent.
+    kv.set(Fail::Puts);
     let err = memory.delete("b").unwrap_err();
     assert_eq!(err.code(), Some("STORAGE"), "{err}");
     assert!(memory.get("b").unwrap().is_some());
-    assert_eq!(memory.get("c").unwrap().unwrap().parents, ["a"]);
+    assert_eq!(memory.get("c").unwrap().unwrap().parents, ["b"]);
+
+    // Deletions come after the commit: when they fail (here through the merges of many
+    // flushes), the change sets still land, and the keys left behind are orphans.
+    kv.set(Fail::Deletes);
+    for i in 0..20 {
+        memory
+            .add_turn(turn(&format!("m{i}"), "more", 10 + i, &[]))
+            .unwrap();
+    }
+    kv.set(Fail::Nothing);
+    let keys_with_orphans = kv.inner.lock().unwrap().entries.len();
+    let mut reopened = runtime().open(kv.clone(), None).unwrap();
+    assert_eq!(reopened.len().unwrap(), 23);
+    reopened.add_turn(turn("n", "more", 99, &[])).unwrap();
+    assert!(
+        kv.inner.lock().unwrap().entries.len() < keys_with_orphans,
+        "the next change set deletes the orphans"
+    );
+    drop(reopened);
+    let mut memory = runtime().open(kv.clone(), None).unwrap();
 
     // When the reload fails too, every call retries it until kv answers again.
     kv.set(Fail::Everything);
@@ -303,11 +316,11 @@ fn a_failed_kv_write_leaves_memory_equal_to_kv() {
     assert_eq!(err.code(), Some("STORAGE"), "{err}");
     assert_eq!(memory.len().unwrap_err().code(), Some("STORAGE"));
     kv.set(Fail::Nothing);
-    assert_eq!(memory.len().unwrap(), 3);
+    assert_eq!(memory.len().unwrap(), 24);
 
     // Memory and kv agree: a fresh instance sees the same records.
     let mut fresh = runtime().open(kv.clone(), None).unwrap();
-    for id in ["a", "b", "c", "d"] {
+    for id in ["a", "b", "c", "d", "m0", "m19", "n"] {
         assert_eq!(fresh.get(id).unwrap(), memory.get(id).unwrap(), "{id}");
     }
 }
@@ -327,17 +340,26 @@ fn a_missing_component_says_how_to_build_it() {
 }
 
 #[test]
-fn a_key_too_long_for_a_file_name_is_a_storage_error() {
+fn ids_never_reach_a_file_name() {
     let dir = tempfile::tempdir().unwrap();
     let mut memory = runtime()
         .open(DirKv::open(dir.path()).unwrap(), None)
         .unwrap();
     memory.add_turn(turn("a", "main", 1, &[])).unwrap();
-    // 80 CJK characters are a valid 240-byte id, but escaped they exceed a file name.
+    // 80 CJK characters are a valid 240-byte id; escaped they would exceed a file name, but
+    // no v2 key holds an id, so it is stored like any other.
     let long = "记".repeat(80);
-    let err = memory.add_turn(turn(&long, "main", 2, &["a"])).unwrap_err();
-    assert_eq!(err.code(), Some("STORAGE"), "{err}");
-    assert!(err.to_string().contains("too long"), "{err}");
-    assert_eq!(memory.get(&long).unwrap(), None);
-    assert_eq!(memory.len().unwrap(), 1);
+    memory.add_turn(turn(&long, "main", 2, &["a"])).unwrap();
+    memory.add_turn(turn("after", "main", 3, &[&long])).unwrap();
+    assert_eq!(memory.len().unwrap(), 3);
+    // An id over the core's limit is refused before anything is written.
+    let err = memory
+        .add_turn(turn(&"记".repeat(90), "main", 4, &[]))
+        .unwrap_err();
+    assert_eq!(err.code(), Some("INVALID_INPUT"), "{err}");
+    drop(memory);
+    let mut reopened = runtime()
+        .open(DirKv::open(dir.path()).unwrap(), None)
+        .unwrap();
+    assert_eq!(reopened.get("after").unwrap().unwrap().parents, [long]);
 }

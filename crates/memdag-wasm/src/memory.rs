@@ -130,6 +130,41 @@ impl Memory {
         })
     }
 
+    /// Makes the next `takeChanges` replace the store stored under `keys` (an array of every
+    /// stored key): it writes this memory whole under new generations, then its commit, then
+    /// deletes the old keys. For import.
+    #[wasm_bindgen(js_name = prepareToReplace)]
+    pub fn prepare_to_replace(&self, keys: Vec<String>) -> Result<(), JsValue> {
+        self.write(|s| {
+            s.prepare_to_replace(keys.iter().map(String::as_str));
+            Ok(())
+        })
+    }
+
+    /// Sets the largest value a change set may hold, in bytes (default 1 MiB): 131072 for
+    /// Durable Object storage.
+    #[wasm_bindgen(js_name = setPartBytes)]
+    pub fn set_part_bytes(&self, bytes: f64) -> Result<(), JsValue> {
+        let bytes = count("bytes", Some(bytes))?;
+        self.write(|s| {
+            s.set_part_bytes(bytes);
+            Ok(())
+        })
+    }
+
+    /// The generation of the last change set taken, or of the loaded commit.
+    #[wasm_bindgen(getter, js_name = storeGeneration)]
+    pub fn store_generation(&self) -> Result<f64, JsValue> {
+        self.read(|s| Ok(s.generation() as f64))
+    }
+
+    /// The keys to read, besides `head`, to open a store whose `head` value is `head`: for
+    /// key-value stores that are cheaper to read key by key than to list.
+    #[wasm_bindgen(js_name = keysToRead)]
+    pub fn keys_to_read(head: &[u8]) -> Result<Vec<String>, JsValue> {
+        Store::keys_to_read(head).map_err(throw)
+    }
+
     /// Every stored key and value, as `[key, Uint8Array]` pairs: a full export.
     pub fn snapshot(&self) -> Result<Array, JsValue> {
         self.read(|s| s.snapshot().map(snapshot_to_js))

@@ -9,8 +9,12 @@
 // deletes) is written inside one `storage.transaction`, which commits all of it or, if
 // anything throws before it returns, none of it.
 
+import { checkBytes } from '../../../pkg/storage/memory.js';
+
 /** Most keys one put/delete call may carry. */
 const MAX_KEYS = 128;
+/** The largest value Durable Object storage accepts. */
+const MAX_VALUE_BYTES = 128 * 1024;
 
 const chunks = (list, n) => Array.from({ length: Math.ceil(list.length / n) }, (_, i) => list.slice(i * n, i * n + n));
 
@@ -32,13 +36,18 @@ export class DurableObjectStorage {
     return true;
   }
 
+  /** The largest value it stores: `Memory.open` keeps the core's segment parts under it. */
+  get maxValueBytes() {
+    return MAX_VALUE_BYTES;
+  }
+
   async load(key) {
     const v = await this.storage.get(key);
     return v == null ? undefined : toBytes(v);
   }
 
   async save(key, bytes) {
-    await this.storage.put(key, bytes);
+    await this.storage.put(key, checkBytes(key, bytes));
   }
 
   async remove(key) {
@@ -59,6 +68,9 @@ export class DurableObjectStorage {
 
   async saveBatch(changes) {
     const list = [...changes];
+    // Durable Object storage takes any structured value: refuse what is not bytes before
+    // anything is written, as every memdag adapter does.
+    for (const [key, value] of list) if (value != null) checkBytes(key, value);
     const puts = list.filter(([, v]) => v != null);
     const deletes = list.filter(([, v]) => v == null).map(([k]) => k);
     await this.storage.transaction(async (txn) => {

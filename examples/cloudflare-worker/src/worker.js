@@ -2,7 +2,11 @@
 // adapters:
 //
 //   /kv/<agent>/...   Workers KV (binding MEM), the agent's keys under the prefix "<agent>/".
-//                     Simple and global, but eventually consistent and not atomic across keys.
+//                     Simple and global, but eventually consistent, not atomic across keys,
+//                     and without compare-and-set: it must have one writer per store. So
+//                     writes (POST) go through the agent's Durable Object, which runs one
+//                     request at a time, and reads open the store straight from KV, reading
+//                     `head` and the keys it names (1 + parts reads, never a listing).
 //   /do/<agent>/...   a Durable Object per agent (binding MEMORY, class MemoryObject), whose
 //                     storage commits each change set atomically. One memory per object: the
 //                     way memdag scales past one machine.
@@ -18,7 +22,10 @@
 //
 // Every request works on a memory and flushes its change set only at the very end, so a
 // request that fails at any point before (an unknown parent in the third turn, a thrown
-// error) writes nothing. Errors are JSON {"error": {"code", "message"}} with the core's code.
+// error) writes nothing. A change set commits whole or not at all on either backend: the
+// core writes segment parts first and its commit key `head` last. Errors are JSON
+// {"error": {"code", "message"}} with the core's code. A memory opened for one request is
+// closed (its wasm memory freed) when the request ends.
 //
 // Fault injection, for the test suite only: with the variable FAULT_INJECTION = "on", the
 // header `x-memdag-fault: after-add` throws after the turns were added and before the flush,
@@ -54,7 +61,8 @@ async function handle(memory, request, path, faultName) {
   if (request.method === 'POST' && path === 'turns') {
     const { turns } = await request.json();
     if (!Array.isArray(turns)) return json({ error: { code: 'INVALID_INPUT', message: 'turns must be an array' } }, 400);
-    const records = await memory.addMany(turns);
+    // Sync adds, then one flush: all or nothing (`addMany` would flush by itself).
+    const records = turns.map((t) => memory.addTurn(t));
     if (faultName === 'after-add') throw new Error('injected failure after adding the turns');
     await memory.flush();
     return json({ added: records.map((r) => r.id), len: memory.len }, 201);
@@ -94,21 +102,30 @@ export default {
     const url = new URL(request.url);
     const { backend, agent, path } = route(url);
     if (!agent || agent.includes('/')) return json({ error: { code: 'INVALID_INPUT', message: 'use /kv/<agent>/... or /do/<agent>/...' } }, 400);
-    if (backend === 'do') {
-      // One Durable Object per agent: its memory lives there, next to its only writer.
-      const stub = env.MEMORY.get(env.MEMORY.idFromName(agent));
+    if (backend === 'do' || (backend === 'kv' && request.method !== 'GET')) {
+      // One Durable Object per agent: its memory lives there, next to its only writer. It is
+      // also the one writer of the agent's Workers KV store.
+      const stub = env.MEMORY.get(env.MEMORY.idFromName(`${backend}:${agent}`));
       return stub.fetch(request);
     }
     if (backend !== 'kv') return json({ error: { code: 'NOT_FOUND', message: `no backend ${backend}` } }, 404);
-    try {
-      const storage = new KeyValueStorage(workersKv(env.MEM), { prefix: `${agent}/` });
-      const memory = await PersistentMemory.open({ name: `kv:${agent}`, storage, sync: false });
-      return await handle(memory, request, path, fault(request, env));
-    } catch (e) {
-      return errorResponse(e);
-    }
+    return withKvMemory(env, agent, (memory) => handle(memory, request, path, fault(request, env)));
   },
 };
+
+/** Opens the agent's Workers KV store, runs `f`, and frees the memory whatever happens. */
+async function withKvMemory(env, agent, f) {
+  let memory = null;
+  try {
+    const storage = new KeyValueStorage(workersKv(env.MEM), { prefix: `${agent}/` });
+    memory = await PersistentMemory.open({ name: `kv:${agent}`, storage, sync: false });
+    return await f(memory);
+  } catch (e) {
+    return errorResponse(e);
+  } finally {
+    memory?.free();
+  }
+}
 
 /** The memory of one agent, kept in this object's storage and cached between requests. */
 export class MemoryObject {
@@ -120,8 +137,12 @@ export class MemoryObject {
   }
 
   async fetch(request) {
-    const { agent, path } = route(new URL(request.url));
+    const { backend, agent, path } = route(new URL(request.url));
     this.faultName = fault(request, this.env);
+    if (backend === 'kv') {
+      // The single writer of this agent's Workers KV store: requests here run one at a time.
+      return withKvMemory(this.env, agent, (memory) => handle(memory, request, path, this.faultName));
+    }
     try {
       if (!this.memory) {
         const storage = new DurableObjectStorage(this.ctx.storage, {
@@ -135,6 +156,7 @@ export class MemoryObject {
     } catch (e) {
       // The cached memory may hold changes that were never written: drop it, so the next
       // request starts again from what storage holds.
+      this.memory?.free();
       this.memory = null;
       return errorResponse(e);
     }

@@ -9,10 +9,11 @@
 //! - errors: `{"error": {"code", "message"}}` with the core's stable code.
 //!
 //! Every request loads the agent's store from KV, works in memory, and writes the change set
-//! (new values before deletions, `meta` last) only when all the work succeeded, so a refused
-//! request writes nothing. Fastly's KV store has no multi-key transaction: a write cut short
-//! by a platform failure can leave part of a change set, which still loads (records before
-//! `meta`), as with Workers KV.
+//! only when all the work succeeded, so a refused request writes nothing. Fastly's KV store
+//! has no multi-key transaction, but none is needed: the core's change set writes segment
+//! parts first and its commit key `head` last, and readers trust only what `head` names, so a
+//! write cut short leaves the store as it was before or after it (see memdag-core's `storage`
+//! module). Like Workers KV it has no compare-and-set: one writer per store.
 
 use fastly::http::{Method, StatusCode};
 use fastly::kv_store::KVStoreError;
@@ -121,9 +122,21 @@ fn handle(mut req: Request) -> Result<Response, CoreError> {
         .map_err(|e| CoreError::invalid(e.to_string()))
 }
 
-/// Loads the store under `prefix`: every key of the prefix, page by page.
+/// Loads the store under `prefix`: `head` and the keys it names (1 + parts lookups), or, for a
+/// store without `head` (format v1), every key of the prefix, page by page.
 fn load(kv: &KVStore, prefix: &str) -> Result<Store, CoreError> {
     let mut entries = Vec::new();
+    if let Some(head) = lookup(kv, &format!("{prefix}head"))? {
+        for key in Store::keys_to_read(&head)? {
+            if let Some(value) = lookup(kv, &format!("{prefix}{key}"))? {
+                entries.push((key, value));
+            }
+        }
+        entries.push(("head".to_string(), head));
+        let mut store = Store::load(entries)?;
+        store.set_auto_embed(true);
+        return Ok(store);
+    }
     for page in kv.build_list().prefix(prefix).iter() {
         for key in page.map_err(|e| storage("list", e))?.keys() {
             match kv.lookup(key) {
@@ -140,6 +153,15 @@ fn load(kv: &KVStore, prefix: &str) -> Result<Store, CoreError> {
     let mut store = Store::load(entries)?;
     store.set_auto_embed(true);
     Ok(store)
+}
+
+/// The value of `key`, or `None`.
+fn lookup(kv: &KVStore, key: &str) -> Result<Option<Vec<u8>>, CoreError> {
+    match kv.lookup(key) {
+        Ok(mut found) => Ok(Some(found.take_body_bytes())),
+        Err(KVStoreError::ItemNotFound) => Ok(None),
+        Err(e) => Err(storage("lookup", e)),
+    }
 }
 
 /// Writes the store's change set in the core's order.

@@ -111,7 +111,31 @@ pub fn normalized(v: &[f32]) -> Result<Vec<f32>> {
     if norm.is_nan() || norm <= 1e-12 || !norm.is_finite() {
         return Err(Error::invalid("embedding must not be the zero vector"));
     }
-    Ok(v.iter().map(|x| (f64::from(*x) / norm) as f32).collect())
+    let mut out = Vec::with_capacity(v.len());
+    push_scaled(v, norm, &mut out);
+    Ok(out)
+}
+
+/// Appends the normalized `v` to `out`, as [`normalized`] computes it; false (appending
+/// nothing) where [`normalized`] would fail or there is no vector.
+pub fn normalize_into(v: Option<&[f32]>, out: &mut Vec<f32>) -> bool {
+    let Some(v) = v.filter(|v| !v.is_empty()) else {
+        return false;
+    };
+    let mut sum = 0f64;
+    for x in v {
+        sum += f64::from(*x) * f64::from(*x);
+    }
+    let norm = sum.sqrt();
+    if !norm.is_finite() || norm <= 1e-12 {
+        return false;
+    }
+    push_scaled(v, norm, out);
+    true
+}
+
+fn push_scaled(v: &[f32], norm: f64, out: &mut Vec<f32>) {
+    out.extend(v.iter().map(|x| (f64::from(*x) / norm) as f32));
 }
 
 #[cfg(test)]

@@ -61,12 +61,10 @@ fn add(v: &mut [f32], h: u64, w: f32) {
 
 /// 64-bit FNV-1a over `bytes`, salted by the feature kind.
 fn fnv1a(bytes: &[u8], kind: u8) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in core::iter::once(&kind).chain(bytes) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    let mut h = crate::hash::Fnv::new();
+    h.write_u8(kind);
+    h.write(bytes);
+    h.finish()
 }
 
 #[cfg(test)]

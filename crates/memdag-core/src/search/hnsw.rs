@@ -138,6 +138,16 @@ impl Hnsw {
         }
     }
 
+    /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing.
+    pub(super) fn reserve(&mut self, nodes: usize, dim: usize) {
+        self.vectors.reserve(nodes * dim);
+        self.keys.reserve(nodes);
+        self.levels.reserve(nodes);
+        self.links0.reserve(nodes * self.m0());
+        self.len0.reserve(nodes);
+        self.upper.reserve(nodes);
+    }
+
     /// Appends a node without linking it; returns its id. Used by insert and by restore.
     pub(super) fn push_node(&mut self, key: u64, vector: &[f32], level: u8) -> u32 {
         let node = self.levels.len() as u32;

@@ -37,8 +37,6 @@ pub mod snippet;
 pub mod topk;
 pub mod vectors;
 
-use std::collections::BTreeSet;
-use std::string::String;
 use std::vec::Vec;
 
 pub use bm25::{Bm25Params, FieldWeights};
@@ -58,8 +56,6 @@ pub struct SearchIndex {
     content: Vec<u64>,
     /// Embed turns without an embedding with the built-in embedder.
     auto_embed: bool,
-    /// Ids whose persisted graph node must be deleted.
-    pub(crate) removed: BTreeSet<String>,
 }
 
 impl SearchIndex {
@@ -91,25 +87,24 @@ impl SearchIndex {
     }
 
     /// Indexes the record in `slot`; `vector` is what [`SearchIndex::admit`] returned.
-    pub(crate) fn add(&mut self, slot: Slot, record: &Record, vector: Option<&[f32]>) {
+    /// Returns the graph nodes whose links changed.
+    pub(crate) fn add(&mut self, slot: Slot, record: &Record, vector: Option<&[f32]>) -> Vec<u32> {
         self.text.add(slot, record);
         if self.content.len() <= slot as usize {
             self.content.resize(slot as usize + 1, 0);
         }
         self.content[slot as usize] = content_hash(record);
-        if let Some(v) = vector {
-            self.vectors.add(slot, record.seq, v);
-            self.removed.remove(&record.id);
+        match vector {
+            Some(v) => self.vectors.add(slot, record.seq, v),
+            None => Vec::new(),
         }
     }
 
-    /// Forgets the record that was in `slot`.
-    pub(crate) fn remove(&mut self, slot: Slot, record: &Record) {
+    /// Forgets the record that was in `slot`. Returns its graph node, if it had one, and the
+    /// nodes whose links were repaired.
+    pub(crate) fn remove(&mut self, slot: Slot, record: &Record) -> Option<(u32, Vec<u32>)> {
         self.text.remove(slot, record);
-        if self.vectors.node_of(slot).is_some() {
-            self.vectors.remove(slot);
-            self.removed.insert(record.id.clone());
-        }
+        self.vectors.remove(slot)
     }
 
     /// The dedup key of a slot.
@@ -139,10 +134,9 @@ fn content_hash(r: &Record) -> u64 {
     if r.input.is_empty() && r.output.is_empty() {
         return 0;
     }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in r.input.bytes().chain([0xff]).chain(r.output.bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    let mut h = crate::hash::Fnv::new();
+    h.write(r.input.as_bytes());
+    h.write_u8(0xff);
+    h.write(r.output.as_bytes());
+    h.finish()
 }

@@ -6,7 +6,6 @@
 //! most [`EXACT_LIMIT`] or a tenth of the store) it scans them exactly, otherwise it walks the
 //! graph keeping only passing nodes, and falls back to the exact scan if that found too few.
 
-use std::collections::BTreeSet;
 use std::format;
 use std::vec::Vec;
 
@@ -27,8 +26,6 @@ pub struct VectorIndex {
     pub(super) hnsw: Hnsw,
     pub(super) node_slot: Vec<Slot>,
     slot_node: Vec<u32>,
-    /// Nodes whose persisted links are stale.
-    pub(super) dirty: BTreeSet<u32>,
 }
 
 impl VectorIndex {
@@ -92,27 +89,41 @@ impl VectorIndex {
         self.node_slot[node as usize] = slot;
     }
 
-    /// Adds the normalized vector of the record in `slot` (sequence number `key`).
-    pub fn add(&mut self, slot: Slot, key: u64, vector: &[f32]) {
+    /// Adds the normalized vector of the record in `slot` (sequence number `key`). Returns
+    /// the nodes whose links changed, the new node first.
+    pub fn add(&mut self, slot: Slot, key: u64, vector: &[f32]) -> Vec<u32> {
         if self.hnsw.dim == 0 {
             self.hnsw = Hnsw::new(vector.len(), HnswParams::default());
         }
         let node = self.hnsw.insert(key, vector);
         self.bind(slot, node);
-        self.dirty.insert(node);
+        let mut touched = vec![node];
         for lc in 0..=self.hnsw.levels[node as usize] {
-            self.dirty.extend(self.hnsw.links(node, lc).iter().copied());
+            touched.extend(self.hnsw.links(node, lc).iter().copied());
+        }
+        touched
+    }
+
+    /// Removes the vector of `slot`, if it has one. It is never returned again. Returns the
+    /// removed node and the nodes whose links were repaired.
+    pub fn remove(&mut self, slot: Slot) -> Option<(u32, Vec<u32>)> {
+        let node = self.node_of(slot)?;
+        self.slot_node[slot as usize] = NONE;
+        Some((node, self.hnsw.delete(node)))
+    }
+
+    /// The slot of a live node.
+    pub fn slot_of_node(&self, node: u32) -> Option<Slot> {
+        if self.hnsw.is_live(node) {
+            self.node_slot.get(node as usize).copied()
+        } else {
+            None
         }
     }
 
-    /// Removes the vector of `slot`, if it has one. It is never returned again.
-    pub fn remove(&mut self, slot: Slot) {
-        if let Some(node) = self.node_of(slot) {
-            self.slot_node[slot as usize] = NONE;
-            let touched = self.hnsw.delete(node);
-            self.dirty.remove(&node);
-            self.dirty.extend(touched);
-        }
+    /// Number of node ids handed out, live and deleted.
+    pub fn node_capacity(&self) -> usize {
+        self.hnsw.capacity()
     }
 
     /// The cosine similarity of a normalized query to the vector of `slot`.

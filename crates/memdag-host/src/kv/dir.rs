@@ -5,18 +5,30 @@
 //! never a torn one. A delete removes the file (a missing file is fine) and fsyncs the
 //! directory. File names are escaped keys, see [`super::escape`].
 //!
-//! One process should write a directory at a time; there is no lock. Leftover `.tmp-*` files
-//! from a crash are removed by [`DirKv::open`].
+//! # Locking
+//! A writer ([`DirKv::open`]) holds an exclusive lock on the file `.lock` in the directory for
+//! as long as it (or a clone) lives; a reader ([`DirKv::open_read_only`]) holds a shared one.
+//! So one writer at a time, and no reader while it writes (a reader listing the directory
+//! could otherwise miss a segment a merge is replacing). A second opener fails at once with
+//! [`io::ErrorKind::WouldBlock`] and a message naming the directory: the CLI reports it as
+//! `BUSY`. Locks are advisory (`flock`) and released by the OS when a process dies, so a
+//! `kill -9` never leaves a store locked.
+//!
+//! Leftover `.tmp-*` files from a crash are removed by a writer's open only: it holds the
+//! exclusive lock, so no live writer's temporary file can be among them.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::escape::{escape_key, unescape_name};
 use super::Kv;
 
 const TMP_PREFIX: &str = ".tmp-";
+/// The lock file; its name starts with `.`, so it is never taken for a key.
+const LOCK_FILE: &str = ".lock";
 
 /// Distinguishes temporary files of one process.
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -25,20 +37,52 @@ static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug, Clone)]
 pub struct DirKv {
     dir: PathBuf,
+    /// The open lock file: the lock lasts as long as any clone of this handle.
+    _lock: Arc<File>,
+    writable: bool,
 }
 
 impl DirKv {
-    /// Opens (creating it if needed) the directory `dir`, and removes leftover temporary files.
+    /// Opens (creating it if needed) the directory `dir` for writing: takes its exclusive lock,
+    /// then removes leftover temporary files. Fails with [`io::ErrorKind::WouldBlock`] while
+    /// another process has the store open.
     pub fn open(dir: impl AsRef<Path>) -> io::Result<Self> {
         let dir = dir.as_ref().to_path_buf();
         fs::create_dir_all(&dir).map_err(|e| annotate(e, "create directory", &dir))?;
+        let lock = lock(&dir, true)?;
         for entry in fs::read_dir(&dir).map_err(|e| annotate(e, "read directory", &dir))? {
             let entry = entry?;
             if entry.file_name().to_string_lossy().starts_with(TMP_PREFIX) {
                 let _ = fs::remove_file(entry.path());
             }
         }
-        Ok(DirKv { dir })
+        Ok(DirKv {
+            dir,
+            _lock: Arc::new(lock),
+            writable: true,
+        })
+    }
+
+    /// Opens an existing store directory for reading: takes its shared lock (other readers are
+    /// welcome, a writer is not). Every write through it fails.
+    pub fn open_read_only(dir: impl AsRef<Path>) -> io::Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        let lock = lock(&dir, false)?;
+        Ok(DirKv {
+            dir,
+            _lock: Arc::new(lock),
+            writable: false,
+        })
+    }
+
+    fn check_writable(&self) -> io::Result<()> {
+        if self.writable {
+            return Ok(());
+        }
+        Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("store {} is open read-only", self.dir.display()),
+        ))
     }
 
     /// The directory.
@@ -73,6 +117,7 @@ impl Kv for DirKv {
     }
 
     fn put(&mut self, key: &str, value: &[u8]) -> io::Result<()> {
+        self.check_writable()?;
         let path = self.path_of(key)?;
         let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let tmp = self
@@ -90,6 +135,7 @@ impl Kv for DirKv {
     }
 
     fn delete(&mut self, key: &str) -> io::Result<()> {
+        self.check_writable()?;
         let path = self.path_of(key)?;
         match fs::remove_file(&path) {
             Ok(()) => self
@@ -120,6 +166,35 @@ impl Kv for DirKv {
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
+    }
+}
+
+/// Takes the store's lock, exclusive for a writer; fails at once if it is held.
+fn lock(dir: &Path, exclusive: bool) -> io::Result<File> {
+    let path = dir.join(LOCK_FILE);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| annotate(e, "open lock file", &path))?;
+    let taken = if exclusive {
+        file.try_lock()
+    } else {
+        file.try_lock_shared()
+    };
+    match taken {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => Err(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            format!(
+                "BUSY: store {} is in use by another memdag process ({}); try again when it is done",
+                dir.display(),
+                if exclusive { "a reader or a writer" } else { "a writer" }
+            ),
+        )),
+        Err(TryLockError::Error(e)) => Err(annotate(e, "lock", &path)),
     }
 }
 
@@ -184,9 +259,41 @@ mod tests {
             kv.list_by_prefix("").unwrap(),
             vec![("rec/x".into(), b"x".to_vec())]
         );
-        let kv = DirKv::open(kv.dir()).unwrap();
+        let dir = kv.dir().to_path_buf();
+        drop(kv);
+        let kv = DirKv::open(&dir).unwrap();
         assert!(!kv.dir().join(".tmp-1-1").exists());
         assert!(kv.dir().join("README").exists());
+    }
+
+    #[test]
+    fn one_writer_at_a_time_and_no_reader_beside_it() {
+        let (_d, mut kv) = temp_kv();
+        kv.put("head", b"h").unwrap();
+        fs::write(kv.dir().join(".tmp-999-1"), b"in flight").unwrap();
+        let busy = DirKv::open(kv.dir()).unwrap_err();
+        assert_eq!(busy.kind(), io::ErrorKind::WouldBlock);
+        assert!(busy.to_string().starts_with("BUSY"), "{busy}");
+        assert_eq!(
+            DirKv::open_read_only(kv.dir()).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock
+        );
+        assert!(
+            kv.dir().join(".tmp-999-1").exists(),
+            "a refused open deletes no temporary file of the live writer"
+        );
+        let dir = kv.dir().to_path_buf();
+        drop(kv);
+        let mut r1 = DirKv::open_read_only(&dir).unwrap();
+        let _r2 = DirKv::open_read_only(&dir).unwrap();
+        assert_eq!(r1.get("head").unwrap().as_deref(), Some(&b"h"[..]));
+        assert_eq!(
+            r1.put("head", b"x").unwrap_err().kind(),
+            io::ErrorKind::PermissionDenied
+        );
+        assert!(DirKv::open(&dir).is_err(), "no writer while readers read");
+        drop((r1, _r2));
+        DirKv::open(&dir).unwrap();
     }
 
     #[test]

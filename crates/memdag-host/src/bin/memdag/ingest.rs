@@ -1,6 +1,9 @@
 //! `memdag ingest FILE.jsonl`: one turn per line, added in batches, progress on stderr.
 //!
-//! Turns whose id is already stored are skipped, so an interrupted ingest can be run again.
+//! Turns whose id is already stored are skipped, so an interrupted ingest can be run again. A
+//! turn without an id gets one derived from its line number and text (`l` and 16 hex digits),
+//! so a re-run skips it too: every turn of a file is stored once, however often the ingest was
+//! interrupted (a batch is committed whole or not at all).
 //! Each batch is one `add-turns` call: all or nothing, with one embedder call for the turns
 //! that bring no vector. A bad line stops the ingest with its line number; the batches
 //! before it stay stored.
@@ -36,10 +39,16 @@ pub fn run(memory: &mut Memory, file: &Path, out: &mut dyn Write) -> Result<(), 
         if line.trim().is_empty() {
             continue;
         }
-        let turn = serde_json::from_str::<JsonTurn>(&line)
+        let mut turn = serde_json::from_str::<JsonTurn>(&line)
             .map_err(|e| e.to_string())
             .and_then(JsonTurn::into_new_turn)
             .map_err(|e| bad_line(file, n + 1, &e))?;
+        if turn.id.is_none() {
+            let mut h = memdag_core::hash::Fnv::new();
+            h.write(&(n as u64 + 1).to_le_bytes());
+            h.write(line.as_bytes());
+            turn.id = Some(format!("l{:016x}", h.finish()));
+        }
         if let Some(id) = &turn.id {
             if !seen.insert(id.clone()) || memory.get(id)?.is_some() {
                 skipped += 1;

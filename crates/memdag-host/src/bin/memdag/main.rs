@@ -81,7 +81,16 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         );
         return Err(Error::Io(std::io::Error::new(ErrorKind::NotFound, message)));
     }
-    let kv = DirKv::open(&args.store)?;
+    // Commands that change the store take the writer's lock; the others share a reader's.
+    let writes = matches!(
+        args.command,
+        Command::Demo | Command::Ingest { .. } | Command::Compact { .. }
+    );
+    let kv = if writes {
+        DirKv::open(&args.store)?
+    } else {
+        DirKv::open_read_only(&args.store)?
+    };
     let mut options = OpenOptions::new();
     if let Some(cmd) = &args.embed_cmd {
         options = options.embedder(CommandEmbedder::new(cmd));

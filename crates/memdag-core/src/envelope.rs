@@ -1,0 +1,133 @@
+//! The envelope around every stored value: magic, format version, value kind and checksum.
+//!
+//! ```text
+//! offset 0  4 bytes  magic  b"MDAG"
+//! offset 4  1 byte   format version: 1 (v1 values) or 2 (commit, segment parts)
+//! offset 5  1 byte   kind, see [`Kind`]
+//! offset 6  4 bytes  CRC-32 (IEEE) of the body, little endian
+//! offset 10 ...      body
+//! ```
+//! A value shorter than the header is truncated, a wrong magic is foreign, a version above
+//! [`FORMAT_VERSION`] is from the future, and a checksum failure is corrupt. Each of these is a
+//! typed [`Error`] naming the key. This module depends only on [`crate::hash`] and
+//! [`crate::error`].
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::{Error, Result};
+use crate::hash::crc32;
+
+/// The four bytes that open every memdag value.
+pub const MAGIC: [u8; 4] = *b"MDAG";
+/// The newest format version this build writes and reads.
+pub const FORMAT_VERSION: u8 = 2;
+/// Length of the envelope header.
+pub const HEADER_LEN: usize = 10;
+
+/// What a stored value holds. The numbers are part of the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    /// v1: one record (`rec/<id>`).
+    Record = 1,
+    /// v1: the store meta (`meta`).
+    Meta = 2,
+    /// v1: one blob (`blob/<id>`).
+    Blob = 3,
+    /// v1: one vector-graph node (`idx/hnsw/<id>`).
+    IndexNode = 4,
+    /// v2: the commit (`head`).
+    Commit = 5,
+    /// v2: one part of a segment (`seg/<gen>/<part>`).
+    SegmentPart = 6,
+}
+
+impl Kind {
+    /// The format version that introduced this kind, and so the version it is written with.
+    pub fn version(self) -> u8 {
+        match self {
+            Kind::Record | Kind::Meta | Kind::Blob | Kind::IndexNode => 1,
+            Kind::Commit | Kind::SegmentPart => 2,
+        }
+    }
+}
+
+/// Wraps `body` in the envelope of `kind`.
+pub fn seal(kind: Kind, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    out.extend_from_slice(&MAGIC);
+    out.push(kind.version());
+    out.push(kind as u8);
+    out.extend_from_slice(&crc32(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// Checks the envelope of the value stored under `key` and returns its body.
+pub fn open<'a>(key: &str, kind: Kind, bytes: &'a [u8]) -> Result<&'a [u8]> {
+    let corrupt = |reason: String| Error::CorruptData {
+        key: key.into(),
+        reason,
+    };
+    if bytes.len() < HEADER_LEN {
+        if bytes.len() >= 4 && bytes[..4] != MAGIC {
+            return Err(corrupt("not a memdag value (bad magic)".into()));
+        }
+        return Err(corrupt(format!(
+            "truncated: {} bytes, header needs {HEADER_LEN}",
+            bytes.len()
+        )));
+    }
+    if bytes[..4] != MAGIC {
+        return Err(corrupt("not a memdag value (bad magic)".into()));
+    }
+    let version = bytes[4];
+    if version > FORMAT_VERSION {
+        return Err(Error::UnsupportedVersion {
+            key: key.into(),
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    if version == 0 {
+        return Err(corrupt("format version 0 does not exist".into()));
+    }
+    if bytes[5] != kind as u8 {
+        return Err(corrupt(format!(
+            "expected value kind {}, found {}",
+            kind as u8, bytes[5]
+        )));
+    }
+    let body = &bytes[HEADER_LEN..];
+    let stored = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]);
+    if crc32(body) != stored {
+        return Err(corrupt("checksum mismatch (truncated or altered)".into()));
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seal_then_open_and_every_damage_is_typed() {
+        let v = seal(Kind::Commit, b"body");
+        assert_eq!(open("head", Kind::Commit, &v).unwrap(), b"body");
+        assert_eq!(v[4], 2);
+        let wrong_kind = open("head", Kind::SegmentPart, &v).unwrap_err();
+        assert_eq!(wrong_kind.code(), "CORRUPT_DATA");
+        let mut future = v.clone();
+        future[4] = 9;
+        assert_eq!(
+            open("head", Kind::Commit, &future).unwrap_err().code(),
+            "UNSUPPORTED_VERSION"
+        );
+        for cut in 0..v.len() {
+            let e = open("head", Kind::Commit, &v[..cut]).unwrap_err();
+            assert_eq!(e.key(), Some("head"));
+        }
+    }
+}

@@ -1,0 +1,658 @@
+//! Segments: the immutable unit of a v2 store, and the commit that names the live ones.
+//!
+//! A flush writes one new segment holding everything that changed (records, tombstones,
+//! blobs, vector-graph nodes) and then the commit, `head`, naming every live segment in the
+//! order they apply. Readers trust only what the commit names, so a crash at any point leaves
+//! the store as it was before or after that flush. Segments are merged later (see
+//! [`crate::storage`]); a segment is never modified in place.
+//!
+//! ```text
+//!   head ──► Commit { generation 42, next_seq, dimension,
+//!                     segments: [gen 7 (level 2), gen 31 (level 1), gen 40, gen 41, gen 42] }
+//!                          │                 │                        apply in this order ─►
+//!                          ▼                 ▼
+//!   seg/0000000000000007/0 seg/…07/1 …   seg/000000000000001f/0        (parts ≤ part size)
+//!   ┌──────────────────────────────────────────────────────────────────────┐
+//!   │ part header: generation u64 · part u32 · parts u32 · chunk parts u32   │
+//!   │ chunk = sections, each: tag u8 · length u32 LE · bytes                 │
+//!   │   1 RECORDS      MessagePack [Record…] (fields by name, no vector),    │
+//!   │                  in sequence order                                     │
+//!   │   2 VECTORS      dim u32 · count u32 · owner u32 × count ·             │
+//!   │                  f32 LE × dim × count   (one block, read in place)     │
+//!   │   3 GONE_RECORDS varint count · varint seq × count (deleted records)   │
+//!   │   4 BLOBS        MessagePack [[id, text]…]                             │
+//!   │   5 GONE_BLOBS   MessagePack [id…]                                     │
+//!   │   6 NODES        varint count · per node: varint seq · u8 level ·      │
+//!   │                  per layer: varint n · varint seq × n                  │
+//!   └──────────────────────────────────────────────────────────────────────┘
+//! ```
+//! A segment is a run of *chunks*, each a complete set of sections for some of its entries,
+//! cut so that a chunk fits one part: a reader parses each part in place, with no copy. Only a
+//! chunk larger than a part (one huge record) spans several parts, which are joined to read
+//! it; its first part says how many (`chunk parts`; 0 on the parts that continue a chunk).
+//!
+//! Records are identified by their sequence number, which never changes and is never reused,
+//! so tombstones name sequence numbers and a reader resolves versions without hashing ids.
+//! Within a segment tombstones apply before puts; a later segment's version of a record, blob
+//! or node replaces an earlier one; a node whose record is not live is ignored. Each part is a
+//! value in the [`crate::envelope`] (kind [`Kind::SegmentPart`], format version 2) and carries
+//! its own generation and numbers, so a part stored under the wrong key is caught and named.
+//!
+//! This module knows the byte format only; it imports neither the store nor the search index.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+use crate::codec::{from_msgpack, to_msgpack};
+use crate::envelope::{open, seal, Kind};
+use crate::error::{Error, Result};
+use crate::keys::{segment_key, HEAD_KEY};
+use crate::record::{CompactNode, Record, Step};
+
+const RECORDS: u8 = 1;
+const VECTORS: u8 = 2;
+const GONE_RECORDS: u8 = 3;
+const BLOBS: u8 = 4;
+const GONE_BLOBS: u8 = 5;
+const NODES: u8 = 6;
+
+/// Bytes of the header every part carries before its share of a chunk.
+const PART_HEADER: usize = 20;
+
+/// The default largest stored value of a part, in bytes. Hosts with a smaller value limit
+/// (Durable Object storage: 128 KiB) set their own with `Store::set_part_bytes`.
+pub const DEFAULT_PART_BYTES: usize = 1 << 20;
+/// The smallest part size accepted.
+pub const MIN_PART_BYTES: usize = 1024;
+
+/// The commit, stored under `head`: which segments are live, in apply order, and the counters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Commit {
+    /// The generation of the newest flush; every flush takes a new one.
+    pub generation: u64,
+    /// The next insertion sequence number.
+    pub next_seq: u64,
+    /// The dimension of the store's vectors; 0 before the first one.
+    pub dimension: u32,
+    /// The live segments, oldest first.
+    pub segments: Vec<SegmentInfo>,
+}
+
+/// What the commit knows of one segment.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SegmentInfo {
+    pub generation: u64,
+    /// Number of parts: keys `seg/<generation>/0` to `seg/<generation>/<parts - 1>`.
+    pub parts: u32,
+    /// Merge level: 0 for a flush, one more for each merge of a run of equals.
+    pub level: u8,
+    /// Records, nodes, blobs and tombstones written in it.
+    pub entries: u64,
+    /// Body bytes.
+    pub bytes: u64,
+}
+
+impl SegmentInfo {
+    /// The keys of its parts.
+    pub fn keys(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.parts).map(|p| segment_key(self.generation, p))
+    }
+}
+
+/// Encodes the commit as the value of `head`.
+pub fn encode_commit(commit: &Commit) -> Result<Vec<u8>> {
+    Ok(seal(Kind::Commit, &to_msgpack(commit)?))
+}
+
+/// Decodes the value of `head`.
+pub fn decode_commit(bytes: &[u8]) -> Result<Commit> {
+    let commit: Commit = from_msgpack(HEAD_KEY, open(HEAD_KEY, Kind::Commit, bytes)?)?;
+    let mut seen = alloc::collections::BTreeSet::new();
+    for s in &commit.segments {
+        if !seen.insert(s.generation) || s.generation > commit.generation {
+            return Err(Error::CorruptData {
+                key: HEAD_KEY.into(),
+                reason: format!("segment generation {} is repeated or ahead", s.generation),
+            });
+        }
+    }
+    Ok(commit)
+}
+
+/// A record as a segment stores it: every field but the vector, by name (as [`Record`]).
+#[derive(Serialize)]
+struct RecordFields<'a> {
+    id: &'a str,
+    seq: u64,
+    thread: &'a str,
+    user: &'a str,
+    created_at: i64,
+    input: &'a str,
+    output: &'a str,
+    steps: &'a [Step],
+    parents: &'a [String],
+    tags: &'a [String],
+    importance: f32,
+    compact: &'a Option<CompactNode>,
+}
+
+/// A graph node as the store hands it to a segment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeEntry {
+    pub seq: u64,
+    pub level: u8,
+    /// Links per layer, layer 0 first, as sequence numbers.
+    pub links: Vec<Vec<u64>>,
+}
+
+/// Builds the chunks of one segment, starting a new chunk when one reaches the part size.
+#[derive(Debug)]
+pub struct SegmentWriter {
+    chunk_bytes: usize,
+    done: Vec<Vec<u8>>,
+    current: Chunk,
+    /// Entries written, of every kind.
+    pub entries: u64,
+}
+
+/// The sections of one chunk being written.
+#[derive(Debug, Default)]
+struct Chunk {
+    records: Vec<u8>,
+    record_count: u32,
+    vector_owners: Vec<u32>,
+    vector_data: Vec<u8>,
+    dimension: u32,
+    gone_records: Vec<u8>,
+    gone_count: u64,
+    blobs: Vec<(String, String)>,
+    blob_bytes: usize,
+    gone_blobs: Vec<String>,
+    nodes: Vec<u8>,
+    node_count: u64,
+}
+
+impl Chunk {
+    fn bytes(&self) -> usize {
+        self.records.len()
+            + self.vector_owners.len() * 4
+            + self.vector_data.len()
+            + self.gone_records.len()
+            + self.blob_bytes
+            + self.gone_blobs.len() * 24
+            + self.nodes.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.record_count == 0
+            && self.gone_count == 0
+            && self.blobs.is_empty()
+            && self.gone_blobs.is_empty()
+            && self.node_count == 0
+    }
+
+    fn finish(self) -> Result<Vec<u8>> {
+        let mut body = Vec::with_capacity(self.bytes() + 64);
+        if self.record_count > 0 {
+            // A MessagePack array header, then the records written one by one.
+            let mut records = Vec::with_capacity(self.records.len() + 5);
+            records.push(0xdd);
+            records.extend_from_slice(&self.record_count.to_be_bytes());
+            records.extend_from_slice(&self.records);
+            section(&mut body, RECORDS, &records)?;
+        }
+        if !self.vector_owners.is_empty() {
+            let mut v =
+                Vec::with_capacity(8 + self.vector_owners.len() * 4 + self.vector_data.len());
+            v.extend_from_slice(&self.dimension.to_le_bytes());
+            v.extend_from_slice(&(self.vector_owners.len() as u32).to_le_bytes());
+            for o in &self.vector_owners {
+                v.extend_from_slice(&o.to_le_bytes());
+            }
+            v.extend_from_slice(&self.vector_data);
+            section(&mut body, VECTORS, &v)?;
+        }
+        if self.gone_count > 0 {
+            let mut g = Vec::with_capacity(self.gone_records.len() + 10);
+            put_varint(&mut g, self.gone_count);
+            g.extend_from_slice(&self.gone_records);
+            section(&mut body, GONE_RECORDS, &g)?;
+        }
+        if !self.blobs.is_empty() {
+            section(&mut body, BLOBS, &to_msgpack(&self.blobs)?)?;
+        }
+        if !self.gone_blobs.is_empty() {
+            section(&mut body, GONE_BLOBS, &to_msgpack(&self.gone_blobs)?)?;
+        }
+        if self.node_count > 0 {
+            let mut n = Vec::with_capacity(self.nodes.len() + 10);
+            put_varint(&mut n, self.node_count);
+            n.extend_from_slice(&self.nodes);
+            section(&mut body, NODES, &n)?;
+        }
+        Ok(body)
+    }
+}
+
+impl SegmentWriter {
+    /// An empty segment whose chunks aim at `part_bytes` bytes.
+    pub fn new(part_bytes: usize) -> Self {
+        SegmentWriter {
+            chunk_bytes: part_bytes.max(MIN_PART_BYTES)
+                - PART_HEADER
+                - crate::envelope::HEADER_LEN
+                - 64,
+            done: Vec::new(),
+            current: Chunk::default(),
+            entries: 0,
+        }
+    }
+
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// Starts a new chunk if `more` bytes would not fit the current one.
+    fn room(&mut self, more: usize) -> Result<()> {
+        if !self.current.is_empty() && self.current.bytes() + more > self.chunk_bytes {
+            let full = core::mem::take(&mut self.current);
+            self.done.push(full.finish()?);
+        }
+        Ok(())
+    }
+
+    /// Adds a record; its embedding, if any, goes to the vector block. Add records in
+    /// sequence order.
+    pub fn record(&mut self, r: &Record) -> Result<()> {
+        let fields = RecordFields {
+            id: &r.id,
+            seq: r.seq,
+            thread: &r.thread,
+            user: &r.user,
+            created_at: r.created_at,
+            input: &r.input,
+            output: &r.output,
+            steps: &r.steps,
+            parents: &r.parents,
+            tags: &r.tags,
+            importance: r.importance,
+            compact: &r.compact,
+        };
+        let encoded = to_msgpack(&fields)?;
+        let vector = r.embedding.as_ref().map_or(0, |e| e.len() * 4 + 4);
+        self.room(encoded.len() + vector)?;
+        let c = &mut self.current;
+        c.records.extend_from_slice(&encoded);
+        if let Some(e) = &r.embedding {
+            if c.dimension == 0 {
+                c.dimension = e.len() as u32;
+            }
+            if e.len() as u32 == c.dimension {
+                c.vector_owners.push(c.record_count);
+                for x in e {
+                    c.vector_data.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
+        c.record_count += 1;
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Adds the tombstone of the record with sequence number `seq`.
+    pub fn gone_record(&mut self, seq: u64) -> Result<()> {
+        self.room(10)?;
+        put_varint(&mut self.current.gone_records, seq);
+        self.current.gone_count += 1;
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Adds a blob.
+    pub fn blob(&mut self, id: &str, text: &str) -> Result<()> {
+        self.room(id.len() + text.len() + 16)?;
+        self.current.blob_bytes += id.len() + text.len() + 16;
+        self.current.blobs.push((id.into(), text.into()));
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Adds a blob tombstone.
+    pub fn gone_blob(&mut self, id: &str) -> Result<()> {
+        self.room(24)?;
+        self.current.gone_blobs.push(id.into());
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Adds a graph node.
+    pub fn node(&mut self, seq: u64, level: u8, links: &[&[u64]]) -> Result<()> {
+        let estimate = 12 + links.iter().map(|l| 2 + l.len() * 5).sum::<usize>();
+        self.room(estimate)?;
+        let c = &mut self.current;
+        put_varint(&mut c.nodes, seq);
+        c.nodes.push(level);
+        for layer in links {
+            put_varint(&mut c.nodes, layer.len() as u64);
+            for &s in *layer {
+                put_varint(&mut c.nodes, s);
+            }
+        }
+        c.node_count += 1;
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// The segment's chunks.
+    pub fn finish(mut self) -> Result<Vec<Vec<u8>>> {
+        if !self.current.is_empty() {
+            let last = core::mem::take(&mut self.current);
+            self.done.push(last.finish()?);
+        }
+        Ok(self.done)
+    }
+}
+
+fn section(body: &mut Vec<u8>, tag: u8, bytes: &[u8]) -> Result<()> {
+    let len = u32::try_from(bytes.len()).map_err(|_| Error::Storage {
+        message: "a segment section exceeds 4 GiB; flush more often".into(),
+    })?;
+    body.push(tag);
+    body.extend_from_slice(&len.to_le_bytes());
+    body.extend_from_slice(bytes);
+    Ok(())
+}
+
+/// Seals a segment's chunks as part values, each at most `part_bytes` long: one part per chunk,
+/// or several for a chunk too large for one.
+pub fn split_parts(
+    generation: u64,
+    chunks: &[Vec<u8>],
+    part_bytes: usize,
+) -> Vec<(String, Vec<u8>)> {
+    let share = part_bytes.max(MIN_PART_BYTES) - PART_HEADER - crate::envelope::HEADER_LEN;
+    let mut pieces: Vec<(&[u8], u32)> = Vec::new();
+    for chunk in chunks {
+        let split: Vec<&[u8]> = if chunk.is_empty() {
+            alloc::vec![&chunk[..]]
+        } else {
+            chunk.chunks(share).collect()
+        };
+        let n = split.len() as u32;
+        for (i, piece) in split.into_iter().enumerate() {
+            pieces.push((piece, if i == 0 { n } else { 0 }));
+        }
+    }
+    let parts = pieces.len() as u32;
+    pieces
+        .into_iter()
+        .enumerate()
+        .map(|(i, (piece, chunk_parts))| {
+            let mut v = Vec::with_capacity(PART_HEADER + piece.len());
+            v.extend_from_slice(&generation.to_le_bytes());
+            v.extend_from_slice(&(i as u32).to_le_bytes());
+            v.extend_from_slice(&parts.to_le_bytes());
+            v.extend_from_slice(&chunk_parts.to_le_bytes());
+            v.extend_from_slice(piece);
+            (
+                segment_key(generation, i as u32),
+                seal(Kind::SegmentPart, &v),
+            )
+        })
+        .collect()
+}
+
+/// One chunk of a segment as read: in place from its part, or joined from several.
+#[derive(Debug)]
+pub enum ChunkBytes<'a> {
+    InPlace(&'a [u8]),
+    Joined(Vec<u8>),
+}
+
+impl ChunkBytes<'_> {
+    /// The chunk's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            ChunkBytes::InPlace(b) => b,
+            ChunkBytes::Joined(v) => v,
+        }
+    }
+}
+
+/// Opens the parts of a segment (found with `get`) and returns its chunks, each with the key
+/// of its first part (for errors).
+pub fn read_chunks<'a>(
+    info: &SegmentInfo,
+    mut get: impl FnMut(&str) -> Option<&'a [u8]>,
+) -> Result<Vec<(String, ChunkBytes<'a>)>> {
+    let mut out: Vec<(String, ChunkBytes<'a>)> = Vec::new();
+    let mut pending: Option<(String, Vec<u8>, u32)> = None;
+    for (i, key) in info.keys().enumerate() {
+        let value = get(&key).ok_or_else(|| Error::CorruptData {
+            key: key.clone(),
+            reason: format!(
+                "missing: the commit names segment {} with {} parts",
+                info.generation, info.parts
+            ),
+        })?;
+        let part = open(&key, Kind::SegmentPart, value)?;
+        if part.len() < PART_HEADER {
+            return Err(corrupt(&key, "part header truncated"));
+        }
+        let word = |at: usize| u32::from_le_bytes(part[at..at + 4].try_into().expect("4 bytes"));
+        let generation = u64::from_le_bytes(part[0..8].try_into().expect("8 bytes"));
+        let (index, parts, chunk_parts) = (word(8), word(12), word(16));
+        if generation != info.generation || index as usize != i || parts != info.parts {
+            return Err(corrupt(
+                &key,
+                &format!("holds part {index}/{parts} of segment {generation}"),
+            ));
+        }
+        let piece = &part[PART_HEADER..];
+        match (&mut pending, chunk_parts) {
+            (None, 1) => out.push((key, ChunkBytes::InPlace(piece))),
+            (None, n) if n > 1 => pending = Some((key, piece.to_vec(), n - 1)),
+            (Some((_, joined, left)), 0) => {
+                joined.extend_from_slice(piece);
+                *left -= 1;
+                if *left == 0 {
+                    let (first, joined, _) = pending.take().expect("pending chunk");
+                    out.push((first, ChunkBytes::Joined(joined)));
+                }
+            }
+            _ => return Err(corrupt(&key, "chunk parts out of order")),
+        }
+    }
+    if let Some((first, _, _)) = pending {
+        return Err(corrupt(&first, "a chunk's last part is missing"));
+    }
+    Ok(out)
+}
+
+fn corrupt(key: &str, reason: &str) -> Error {
+    Error::CorruptData {
+        key: key.into(),
+        reason: reason.into(),
+    }
+}
+
+/// The decoded sections of one segment body. Vectors and nodes stay as bytes, read in place.
+#[derive(Debug, Default)]
+pub struct SegmentView<'a> {
+    pub records: Vec<Record>,
+    /// `(record index, vector bytes)` pairs come from [`SegmentView::vector`].
+    pub dimension: usize,
+    owners: &'a [u8],
+    vector_data: &'a [u8],
+    pub gone_records: Vec<u64>,
+    pub blobs: Vec<(String, String)>,
+    pub gone_blobs: Vec<String>,
+    nodes: &'a [u8],
+    node_count: u64,
+}
+
+impl<'a> SegmentView<'a> {
+    /// Decodes a chunk; `key` (its first part) is named in errors.
+    pub fn parse(key: &str, body: &'a [u8]) -> Result<Self> {
+        let mut view = SegmentView::default();
+        let mut at = 0;
+        while at < body.len() {
+            if body.len() - at < 5 {
+                return Err(corrupt(key, "section header truncated"));
+            }
+            let tag = body[at];
+            let len =
+                u32::from_le_bytes(body[at + 1..at + 5].try_into().expect("4 bytes")) as usize;
+            at += 5;
+            let bytes = body
+                .get(at..at + len)
+                .ok_or_else(|| corrupt(key, "section truncated"))?;
+            at += len;
+            match tag {
+                RECORDS => view.records = from_msgpack(key, bytes)?,
+                VECTORS => {
+                    if bytes.len() < 8 {
+                        return Err(corrupt(key, "vector block truncated"));
+                    }
+                    let dim = u32::from_le_bytes(bytes[0..4].try_into().expect("4")) as usize;
+                    let count = u32::from_le_bytes(bytes[4..8].try_into().expect("4")) as usize;
+                    let owners_end = 8 + count * 4;
+                    if dim == 0 || bytes.len() != owners_end + count * dim * 4 {
+                        return Err(corrupt(key, "vector block has the wrong length"));
+                    }
+                    view.dimension = dim;
+                    view.owners = &bytes[8..owners_end];
+                    view.vector_data = &bytes[owners_end..];
+                }
+                GONE_RECORDS => {
+                    let mut r = Reader { bytes, at: 0 };
+                    let bad = || corrupt(key, "tombstones malformed");
+                    let n = r.varint().ok_or_else(bad)?;
+                    for _ in 0..n {
+                        view.gone_records.push(r.varint().ok_or_else(bad)?);
+                    }
+                }
+                BLOBS => view.blobs = from_msgpack(key, bytes)?,
+                GONE_BLOBS => view.gone_blobs = from_msgpack(key, bytes)?,
+                NODES => {
+                    let mut r = Reader { bytes, at: 0 };
+                    view.node_count = r.varint().ok_or_else(|| corrupt(key, "node count"))?;
+                    view.nodes = &bytes[r.at..];
+                }
+                other => {
+                    return Err(corrupt(key, &format!("unknown section {other}")));
+                }
+            }
+        }
+        for i in 0..view.vector_count() {
+            if view.vector_owner(i) as usize >= view.records.len() {
+                return Err(corrupt(key, "a vector names no record"));
+            }
+        }
+        Ok(view)
+    }
+
+    /// Number of vectors.
+    pub fn vector_count(&self) -> usize {
+        self.owners.len() / 4
+    }
+
+    /// The record index owning vector `i`.
+    pub fn vector_owner(&self, i: usize) -> u32 {
+        u32::from_le_bytes(self.owners[i * 4..i * 4 + 4].try_into().expect("4 bytes"))
+    }
+
+    /// The little-endian bytes of vector `i`.
+    pub fn vector_bytes(&self, i: usize) -> &'a [u8] {
+        let len = self.dimension * 4;
+        &self.vector_data[i * len..(i + 1) * len]
+    }
+
+    /// Calls `f(seq, level, offset)` for every node; `offset` reads its links with
+    /// [`SegmentView::node_links`]. Fails on a malformed node.
+    pub fn for_each_node(&self, key: &str, mut f: impl FnMut(u64, u8, usize)) -> Result<()> {
+        let mut r = Reader {
+            bytes: self.nodes,
+            at: 0,
+        };
+        let bad = || corrupt(key, "node block malformed");
+        for _ in 0..self.node_count {
+            let seq = r.varint().ok_or_else(bad)?;
+            let level = r.byte().ok_or_else(bad)?;
+            if level > 16 {
+                return Err(bad());
+            }
+            let offset = r.at;
+            for _ in 0..=level {
+                let n = r.varint().ok_or_else(bad)?;
+                for _ in 0..n {
+                    r.varint().ok_or_else(bad)?;
+                }
+            }
+            f(seq, level, offset);
+        }
+        Ok(())
+    }
+
+    /// The links of the node whose layers start at `offset`, layer by layer: calls
+    /// `f(layer, seq)` for each link. Only for offsets given by [`SegmentView::for_each_node`].
+    pub fn node_links(&self, offset: usize, level: u8, mut f: impl FnMut(u8, u64)) {
+        let mut r = Reader {
+            bytes: self.nodes,
+            at: offset,
+        };
+        for lc in 0..=level {
+            let n = r.varint().unwrap_or(0);
+            for _ in 0..n {
+                f(lc, r.varint().unwrap_or(0));
+            }
+        }
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Decodes the little-endian floats of a vector.
+pub fn read_f32s(bytes: &[u8], out: &mut Vec<f32>) {
+    out.extend(
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+}

@@ -1,0 +1,948 @@
+//! The storage engine: change sets, commits, segment merges, loading, and v1 migration.
+//!
+//! The store lives in memory; the host persists the change sets this module makes (key →
+//! bytes, or a deletion). The format is described in [`crate::segment`] and the keys in
+//! [`crate::keys`]. Each change set is, in this order:
+//!
+//! 1. the parts of one new segment holding everything that changed since the last change set
+//!    (records, tombstones of deleted records and blobs, blobs, vector-graph nodes);
+//! 2. at most one merge: the parts of a segment replacing a run of older segments;
+//! 3. `head`, the commit naming the live segments;
+//! 4. deletions of the keys the new commit no longer names (merged segments, keys orphaned by
+//!    an earlier crash, and v1 keys after a migration).
+//!
+//! A reader trusts only what `head` names, so a host that stops at any point leaves the store
+//! as it was before or after the change set: never a mix. Keys written before a crash and never
+//! named are orphans: [`Store::load`] finds them (when the host lists its keys) and the next
+//! change set deletes them, after its commit.
+//!
+//! One add into a large store writes one segment part and `head`: two keys. Merges are
+//! size-tiered: when the [`FANOUT`] newest segments below the new one share a size class and
+//! together hold at most [`MERGE_CAP`] bytes, they are rewritten as one. A segment whose live
+//! entries have fallen below half (its records deleted, its graph nodes rewritten by later
+//! segments) is rewritten alone. So a flush never merges more than [`MERGE_CAP`] bytes, and
+//! the number of segments grows with the size of the store, not with the number of flushes.
+//! Merged segments are written from the in-memory state, never read back.
+//!
+//! A v1 store (one key per record, see [`crate::codec`]) opens as before and is rewritten as
+//! one segment by its first change set, which then deletes every v1 key after the commit.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::format;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use crate::codec::{self, Change, Meta, StoredNode};
+use crate::dirty::Touched;
+use crate::error::{Error, Result};
+use crate::keys::{self, HEAD_KEY};
+use crate::record::Record;
+use crate::search::distance::normalize_into;
+use crate::search::persist::{GraphSource, SeqMap};
+use crate::segment::{
+    decode_commit, encode_commit, read_chunks, read_f32s, split_parts, ChunkBytes, Commit,
+    SegmentInfo, SegmentView, SegmentWriter, DEFAULT_PART_BYTES, MIN_PART_BYTES,
+};
+use crate::store::{Slot, Store};
+
+/// How many segments of one size class are merged at once.
+pub const FANOUT: usize = 8;
+/// The most bytes one merge rewrites.
+pub const MERGE_CAP: u64 = 16 << 20;
+/// Segments smaller than this are in size class 0; each class above is [`FANOUT`] times larger.
+const CLASS_BASE: u64 = 64 << 10;
+/// Home of something never written to a segment.
+const UNWRITTEN: u64 = 0;
+
+/// What the storage engine knows of the stored form of a store.
+#[derive(Debug, Clone)]
+pub struct PersistState {
+    /// The commit of the last change set.
+    commit: Commit,
+    part_bytes: usize,
+    /// The segment holding each slot's current record, [`UNWRITTEN`] if none.
+    record_home: Vec<u64>,
+    /// The segment holding each graph node's current links.
+    node_home: Vec<u64>,
+    blob_home: BTreeMap<String, u64>,
+    /// Tombstones written, by the deleted record's sequence number, with the segment holding
+    /// them.
+    gone_records: BTreeMap<u64, u64>,
+    gone_blobs: BTreeMap<String, u64>,
+    /// Keys to delete after the next commit.
+    orphans: BTreeSet<String>,
+    /// Write everything as one segment next time (a v1 migration).
+    full_rewrite: bool,
+    /// What the last change set did, to undo it if the host could not write it.
+    last: Option<Taken>,
+}
+
+impl Default for PersistState {
+    fn default() -> Self {
+        PersistState {
+            commit: Commit::default(),
+            part_bytes: DEFAULT_PART_BYTES,
+            record_home: Vec::new(),
+            node_home: Vec::new(),
+            blob_home: BTreeMap::new(),
+            gone_records: BTreeMap::new(),
+            gone_blobs: BTreeMap::new(),
+            orphans: BTreeSet::new(),
+            full_rewrite: false,
+            last: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Taken {
+    created: Vec<u64>,
+    removed: Vec<SegmentInfo>,
+    deletes: Vec<String>,
+}
+
+impl PersistState {
+    /// Whether the next change set has work even with nothing dirty (orphans, a migration).
+    pub(crate) fn must_write(&self) -> bool {
+        self.full_rewrite || !self.orphans.is_empty()
+    }
+}
+
+/// The size class of a segment of `bytes` bytes.
+fn size_class(bytes: u64) -> u8 {
+    let mut class = 0;
+    let mut bound = CLASS_BASE;
+    while bytes >= bound && class < 32 {
+        class += 1;
+        bound = bound.saturating_mul(FANOUT as u64);
+    }
+    class
+}
+
+fn set_home(homes: &mut Vec<u64>, at: usize, generation: u64) {
+    if homes.len() <= at {
+        homes.resize(at + 1, UNWRITTEN);
+    }
+    homes[at] = generation;
+}
+
+impl Store {
+    /// Sets the largest value a segment part may have, in bytes (default 1 MiB; at least
+    /// 1 KiB). Hosts with a value-size limit set theirs, e.g. 128 KiB for Durable Objects.
+    pub fn set_part_bytes(&mut self, bytes: usize) {
+        self.persist.part_bytes = bytes.max(MIN_PART_BYTES);
+    }
+
+    /// The generation of the last change set taken (or of the loaded commit).
+    pub fn generation(&self) -> u64 {
+        self.persist.commit.generation
+    }
+
+    /// The live segments, oldest first, as the last commit names them.
+    pub fn segments(&self) -> &[SegmentInfo] {
+        &self.persist.commit.segments
+    }
+
+    /// The store counters as they are persisted.
+    pub fn meta(&self) -> Meta {
+        Meta {
+            next_seq: self.next_seq,
+            dimension: self.search.vectors.dimension() as u32,
+        }
+    }
+
+    /// Takes the change set accumulated since the last call: every key with its new bytes, or
+    /// `None` where the key is deleted, to be written in order (see the module docs). If the
+    /// host fails to write it, hand it back with [`Store::requeue`]. Returns an empty change set
+    /// when nothing changed. On an error nothing is taken.
+    pub fn take_changes(&mut self) -> Result<Vec<Change>> {
+        let marks = self.dirty.take();
+        if marks.is_empty() && !self.persist.must_write() {
+            return Ok(Vec::new());
+        }
+        let saved = self.persist.clone();
+        match self.build_changes(&marks) {
+            Ok(changes) => Ok(changes),
+            Err(e) => {
+                self.persist = saved;
+                self.dirty.restore(marks);
+                Err(e)
+            }
+        }
+    }
+
+    fn build_changes(&mut self, marks: &BTreeSet<Touched>) -> Result<Vec<Change>> {
+        let generation = self.persist.commit.generation + 1;
+        let full = self.persist.full_rewrite;
+        let part_bytes = self.persist.part_bytes;
+        let mut writer = SegmentWriter::new(part_bytes);
+        let mut removed: Vec<SegmentInfo> = Vec::new();
+        let mut segments = self.persist.commit.segments.clone();
+        if full {
+            removed = core::mem::take(&mut segments);
+            self.write_all(&mut writer, generation, &|_| true)?;
+        } else {
+            self.write_touched(&mut writer, marks, generation, !segments.is_empty())?;
+        }
+        let mut puts: Vec<Change> = Vec::new();
+        let mut created = Vec::new();
+        if !writer.is_empty() {
+            let entries = writer.entries;
+            let chunks = writer.finish()?;
+            push_segment(
+                &mut puts,
+                &mut segments,
+                generation,
+                &chunks,
+                entries,
+                part_bytes,
+            );
+            created.push(generation);
+        }
+        let mut last_generation = generation;
+        if !full {
+            if let Some(run) = self.plan_merge(&segments, created.len()) {
+                let merged_generation = generation + 1;
+                let in_run: BTreeSet<u64> =
+                    segments[run.clone()].iter().map(|s| s.generation).collect();
+                let bottom = run.start == 0;
+                let mut w = SegmentWriter::new(part_bytes);
+                self.write_all(&mut w, merged_generation, &|g| in_run.contains(&g))?;
+                self.move_tombstones(&mut w, merged_generation, &in_run, bottom)?;
+                let entries = w.entries;
+                let chunks = w.finish()?;
+                removed.extend(segments.drain(run.clone()));
+                let mut merged = Vec::new();
+                if entries > 0 {
+                    push_segment(
+                        &mut puts,
+                        &mut merged,
+                        merged_generation,
+                        &chunks,
+                        entries,
+                        part_bytes,
+                    );
+                    created.push(merged_generation);
+                }
+                segments.splice(run.start..run.start, merged);
+                last_generation = merged_generation;
+            }
+        }
+        let commit = Commit {
+            generation: last_generation,
+            next_seq: self.next_seq,
+            dimension: self.search.vectors.dimension() as u32,
+            segments,
+        };
+        puts.push(Change {
+            key: HEAD_KEY.into(),
+            value: Some(encode_commit(&commit)?),
+        });
+        let mut deletes: Vec<String> = core::mem::take(&mut self.persist.orphans)
+            .into_iter()
+            .collect();
+        for s in &removed {
+            deletes.extend(s.keys());
+        }
+        let named: BTreeSet<String> = commit
+            .segments
+            .iter()
+            .flat_map(|s| s.keys().collect::<Vec<_>>())
+            .collect();
+        deletes.retain(|k| !named.contains(k) && k != HEAD_KEY);
+        deletes.sort();
+        deletes.dedup();
+        puts.extend(deletes.iter().map(|key| Change {
+            key: key.clone(),
+            value: None,
+        }));
+        self.persist.commit = commit;
+        self.persist.full_rewrite = false;
+        self.persist.last = Some(Taken {
+            created,
+            removed,
+            deletes,
+        });
+        Ok(puts)
+    }
+
+    /// Writes what the marks name into the new segment, records in sequence order, and moves
+    /// their homes there. Tombstones are written only if an `older` segment may hold the thing.
+    fn write_touched(
+        &mut self,
+        w: &mut SegmentWriter,
+        marks: &BTreeSet<Touched>,
+        generation: u64,
+        older: bool,
+    ) -> Result<()> {
+        let mut slots: Vec<Slot> = Vec::new();
+        let mut nodes: Vec<u32> = Vec::new();
+        for mark in marks {
+            match mark {
+                // A record marked and then deleted has a `Removed` mark of its own.
+                Touched::Record(id) => slots.extend(self.slot_of(id)),
+                Touched::Removed(seq) => {
+                    if older {
+                        w.gone_record(*seq)?;
+                        self.persist.gone_records.insert(*seq, generation);
+                    }
+                }
+                Touched::Blob(id) => match self.blobs.get(id) {
+                    Some(text) => {
+                        w.blob(id, text)?;
+                        self.persist.blob_home.insert(id.clone(), generation);
+                    }
+                    None => {
+                        self.persist.blob_home.remove(id);
+                        if older {
+                            w.gone_blob(id)?;
+                            self.persist.gone_blobs.insert(id.clone(), generation);
+                        }
+                    }
+                },
+                Touched::Node(node) => nodes.push(*node),
+                Touched::Counters => {}
+            }
+        }
+        slots.sort_unstable();
+        for slot in slots {
+            if let Some(r) = self.slot(slot) {
+                w.record(r)?;
+                set_home(&mut self.persist.record_home, slot as usize, generation);
+            }
+        }
+        for node in nodes {
+            if self.write_node(w, node)? {
+                set_home(&mut self.persist.node_home, node as usize, generation);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a live node; returns whether it was live.
+    fn write_node(&self, w: &mut SegmentWriter, node: u32) -> Result<bool> {
+        let live = self
+            .search
+            .vectors
+            .slot_of_node(node)
+            .is_some_and(|s| self.slot(s).is_some());
+        match (live, self.search.node_links(node)) {
+            (true, Some((seq, level, links))) => {
+                let layers: Vec<&[u64]> = links.iter().map(Vec::as_slice).collect();
+                w.node(seq, level, &layers)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Writes every live record, node and blob whose home passes `keep`, moving it to
+    /// `generation`.
+    fn write_all(
+        &mut self,
+        w: &mut SegmentWriter,
+        generation: u64,
+        keep: &dyn Fn(u64) -> bool,
+    ) -> Result<()> {
+        let home = |homes: &[u64], i: usize| homes.get(i).copied().unwrap_or(UNWRITTEN);
+        for slot in 0..self.slots.len() {
+            if let Some(r) = &self.slots[slot] {
+                if keep(home(&self.persist.record_home, slot)) {
+                    w.record(r)?;
+                    set_home(&mut self.persist.record_home, slot, generation);
+                }
+            }
+        }
+        for node in 0..self.search.vectors.node_capacity() as u32 {
+            if keep(home(&self.persist.node_home, node as usize)) && self.write_node(w, node)? {
+                set_home(&mut self.persist.node_home, node as usize, generation);
+            }
+        }
+        for (id, text) in &self.blobs {
+            let at = self.persist.blob_home.get(id).copied().unwrap_or(UNWRITTEN);
+            if keep(at) {
+                w.blob(id, text)?;
+                self.persist.blob_home.insert(id.clone(), generation);
+            }
+        }
+        Ok(())
+    }
+
+    /// Carries the tombstones of merged segments into the merged one, or drops them when the
+    /// merge reaches the oldest segment (nothing older is left for them to hide).
+    fn move_tombstones(
+        &mut self,
+        w: &mut SegmentWriter,
+        generation: u64,
+        run: &BTreeSet<u64>,
+        bottom: bool,
+    ) -> Result<()> {
+        let p = &mut self.persist;
+        let seqs: Vec<u64> = p
+            .gone_records
+            .iter()
+            .filter(|(_, g)| run.contains(g))
+            .map(|(s, _)| *s)
+            .collect();
+        for seq in seqs {
+            if bottom {
+                p.gone_records.remove(&seq);
+            } else {
+                p.gone_records.insert(seq, generation);
+                w.gone_record(seq)?;
+            }
+        }
+        let ids: Vec<String> = p
+            .gone_blobs
+            .iter()
+            .filter(|(_, g)| run.contains(g))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            if bottom {
+                p.gone_blobs.remove(&id);
+            } else {
+                w.gone_blob(&id)?;
+                p.gone_blobs.insert(id, generation);
+            }
+        }
+        Ok(())
+    }
+
+    /// The run of segments to merge in this change set, if any. The `fresh` newest segments
+    /// (just written) are never merged in the change set that writes them.
+    fn plan_merge(
+        &self,
+        segments: &[SegmentInfo],
+        fresh: usize,
+    ) -> Option<core::ops::Range<usize>> {
+        let older = segments.len().checked_sub(fresh)?;
+        if older >= FANOUT {
+            let run = older - FANOUT..older;
+            let class = segments[run.start].level;
+            let bytes: u64 = segments[run.clone()].iter().map(|s| s.bytes).sum();
+            if segments[run.clone()].iter().all(|s| s.level == class) && bytes <= MERGE_CAP {
+                return Some(run);
+            }
+        }
+        // A segment mostly shadowed by later ones is rewritten alone.
+        let live = self.live_entries();
+        segments[..older]
+            .iter()
+            .position(|s| {
+                s.bytes <= MERGE_CAP
+                    && s.entries >= 64
+                    && live.get(&s.generation).copied().unwrap_or(0) * 2 < s.entries
+            })
+            .map(|i| i..i + 1)
+    }
+
+    /// Live entries per segment generation.
+    fn live_entries(&self) -> BTreeMap<u64, u64> {
+        let mut live: BTreeMap<u64, u64> = BTreeMap::new();
+        let p = &self.persist;
+        for (slot, r) in self.slots.iter().enumerate() {
+            if r.is_some() {
+                *live
+                    .entry(p.record_home.get(slot).copied().unwrap_or(0))
+                    .or_default() += 1;
+            }
+        }
+        for node in 0..self.search.vectors.node_capacity() as u32 {
+            if self.search.vectors.slot_of_node(node).is_some() {
+                *live
+                    .entry(p.node_home.get(node as usize).copied().unwrap_or(0))
+                    .or_default() += 1;
+            }
+        }
+        for g in p
+            .blob_home
+            .values()
+            .chain(p.gone_records.values())
+            .chain(p.gone_blobs.values())
+        {
+            *live.entry(*g).or_default() += 1;
+        }
+        live
+    }
+
+    /// Marks the keys of a change set dirty again, so the next `take_changes` writes what it
+    /// would have. Use it when the host could not write a change set, in part or at all; it
+    /// applies to the last change set taken. The next change set is correct whether or not
+    /// any part of the failed one became durable.
+    pub fn requeue(&mut self, changes: &[Change]) {
+        if !changes.iter().any(|c| c.key == HEAD_KEY) {
+            return;
+        }
+        let Some(taken) = self.persist.last.take() else {
+            // Not the last change set: rewrite everything, deleting every key it named.
+            self.persist.full_rewrite = true;
+            self.persist.orphans.extend(
+                changes
+                    .iter()
+                    .map(|c| c.key.clone())
+                    .filter(|k| k != HEAD_KEY),
+            );
+            let keys: Vec<String> = self
+                .persist
+                .commit
+                .segments
+                .iter()
+                .flat_map(|s| s.keys().collect::<Vec<_>>())
+                .collect();
+            self.persist.orphans.extend(keys);
+            return;
+        };
+        let created: BTreeSet<u64> = taken.created.iter().copied().collect();
+        let ids: Vec<(Slot, String)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, r)| r.as_ref().map(|r| (slot as Slot, r.id.clone())))
+            .filter(|(slot, _)| {
+                created.contains(
+                    &self
+                        .persist
+                        .record_home
+                        .get(*slot as usize)
+                        .copied()
+                        .unwrap_or(0),
+                )
+            })
+            .collect();
+        for (slot, id) in ids {
+            self.persist.record_home[slot as usize] = UNWRITTEN;
+            self.dirty.mark(Touched::Record(id));
+        }
+        for node in 0..self.persist.node_home.len() {
+            if created.contains(&self.persist.node_home[node]) {
+                self.persist.node_home[node] = UNWRITTEN;
+                self.dirty.mark(Touched::Node(node as u32));
+            }
+        }
+        let blobs: Vec<String> = self
+            .persist
+            .blob_home
+            .iter()
+            .filter(|(_, g)| created.contains(g))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in blobs {
+            self.persist.blob_home.remove(&id);
+            self.dirty.mark(Touched::Blob(id));
+        }
+        let gone: Vec<u64> = self
+            .persist
+            .gone_records
+            .iter()
+            .filter(|(_, g)| created.contains(g))
+            .map(|(seq, _)| *seq)
+            .collect();
+        for seq in gone {
+            self.persist.gone_records.remove(&seq);
+            self.dirty.mark(Touched::Removed(seq));
+        }
+        let gone: Vec<String> = self
+            .persist
+            .gone_blobs
+            .iter()
+            .filter(|(_, g)| created.contains(g))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in gone {
+            self.persist.gone_blobs.remove(&id);
+            self.dirty.mark(Touched::Blob(id));
+        }
+        let p = &mut self.persist;
+        let dropped: Vec<SegmentInfo> = p
+            .commit
+            .segments
+            .iter()
+            .filter(|s| created.contains(&s.generation))
+            .cloned()
+            .collect();
+        p.commit
+            .segments
+            .retain(|s| !created.contains(&s.generation));
+        for s in dropped.iter().chain(&taken.removed) {
+            p.orphans.extend(s.keys());
+        }
+        p.orphans.extend(taken.deletes);
+        self.dirty.mark(Touched::Counters);
+    }
+
+    /// Every key and value of the store as a fresh v2 image: one segment and its commit (for
+    /// export, or a first write elsewhere). Changes nothing.
+    pub fn snapshot(&self) -> Result<Vec<(String, Vec<u8>)>> {
+        let part_bytes = self.persist.part_bytes;
+        let mut w = SegmentWriter::new(part_bytes);
+        for r in self.iter() {
+            w.record(r)?;
+        }
+        for node in 0..self.search.vectors.node_capacity() as u32 {
+            self.write_node(&mut w, node)?;
+        }
+        for (id, text) in &self.blobs {
+            w.blob(id, text)?;
+        }
+        let mut out = Vec::new();
+        let mut segments = Vec::new();
+        if !w.is_empty() {
+            let entries = w.entries;
+            let chunks = w.finish()?;
+            let mut puts = Vec::new();
+            push_segment(&mut puts, &mut segments, 1, &chunks, entries, part_bytes);
+            out.extend(puts.into_iter().filter_map(|c| c.value.map(|v| (c.key, v))));
+        }
+        let commit = Commit {
+            generation: 1,
+            next_seq: self.next_seq,
+            dimension: self.search.vectors.dimension() as u32,
+            segments,
+        };
+        out.push((HEAD_KEY.to_string(), encode_commit(&commit)?));
+        Ok(out)
+    }
+
+    /// The keys a host must read to open a store whose `head` holds `head_bytes`: for hosts
+    /// that read keys one by one (Workers KV) rather than listing them. [`Store::load`] then
+    /// takes those entries and `head`.
+    pub fn keys_to_read(head_bytes: &[u8]) -> Result<Vec<String>> {
+        let commit = decode_commit(head_bytes)?;
+        Ok(commit
+            .segments
+            .iter()
+            .flat_map(|s| s.keys().collect::<Vec<_>>())
+            .collect())
+    }
+
+    /// Makes this store's next change set replace a store stored under `existing_keys` (all of
+    /// a host's keys, or at least the core's): it writes this store whole under generations
+    /// none of those keys use, then its commit, then deletes every old core key. A crash before
+    /// the commit leaves the old store; after it, this one. For snapshot import.
+    pub fn prepare_to_replace<'a>(&mut self, existing_keys: impl IntoIterator<Item = &'a str>) {
+        let p = &mut self.persist;
+        p.full_rewrite = true;
+        p.last = None;
+        p.orphans.extend(
+            existing_keys
+                .into_iter()
+                .filter(|k| keys::is_core_key(k) && *k != HEAD_KEY)
+                .map(str::to_string),
+        );
+        skip_orphan_generations(p);
+    }
+
+    /// Keys found by [`Store::load`] that the commit does not name; the next change set
+    /// deletes them.
+    pub fn orphans(&self) -> impl Iterator<Item = &str> {
+        self.persist.orphans.iter().map(String::as_str)
+    }
+
+    /// Opens a store from stored entries, in any order: all of the host's keys, or at least
+    /// `head` and the keys it names. A v1 store opens too, and migrates on its first change
+    /// set. Keys outside the core's namespaces are ignored. The loaded store has no pending
+    /// changes but the deletion of orphans. Fails with a typed error naming the first bad key;
+    /// nothing is half-loaded.
+    pub fn load<K, V, I>(entries: I) -> Result<Store>
+    where
+        K: AsRef<str>,
+        V: AsRef<[u8]>,
+        I: IntoIterator<Item = (K, V)>,
+    {
+        let entries: Vec<(K, V)> = entries
+            .into_iter()
+            .filter(|(k, _)| keys::is_core_key(k.as_ref()))
+            .collect();
+        let by_key: HashMap<&str, &[u8]> = entries
+            .iter()
+            .map(|(k, v)| (k.as_ref(), v.as_ref()))
+            .collect();
+        match by_key.get(HEAD_KEY) {
+            Some(head) => load_v2(head, &by_key),
+            None => load_v1(&by_key),
+        }
+    }
+}
+
+fn push_segment(
+    puts: &mut Vec<Change>,
+    segments: &mut Vec<SegmentInfo>,
+    generation: u64,
+    chunks: &[Vec<u8>],
+    entries: u64,
+    part_bytes: usize,
+) {
+    let parts = split_parts(generation, chunks, part_bytes);
+    let bytes: usize = chunks.iter().map(Vec::len).sum();
+    segments.push(SegmentInfo {
+        generation,
+        parts: parts.len() as u32,
+        level: size_class(bytes as u64),
+        entries,
+        bytes: bytes as u64,
+    });
+    puts.extend(parts.into_iter().map(|(key, value)| Change {
+        key,
+        value: Some(value),
+    }));
+}
+
+/// The graph nodes of a v2 store: for each sequence number, the segment and place of its
+/// newest stored form.
+struct SegmentGraph<'a> {
+    views: &'a [SegmentView<'a>],
+    nodes: SeqMap<(u32, u8, usize)>,
+}
+
+impl GraphSource for SegmentGraph<'_> {
+    fn level(&self, seq: u64) -> Option<u8> {
+        self.nodes.get(seq).map(|(_, level, _)| level)
+    }
+
+    fn links(&self, seq: u64, f: &mut dyn FnMut(u8, u64)) {
+        if let Some((view, level, offset)) = self.nodes.get(seq) {
+            self.views[view as usize].node_links(offset, level, &mut *f);
+        }
+    }
+}
+
+fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
+    let commit = decode_commit(head)?;
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    // Every chunk of every segment, in apply order, with its segment's index.
+    let mut chunks: Vec<(usize, String, ChunkBytes)> = Vec::new();
+    for (si, info) in commit.segments.iter().enumerate() {
+        named.extend(info.keys());
+        for (key, chunk) in read_chunks(info, |k| by_key.get(k).copied())? {
+            chunks.push((si, key, chunk));
+        }
+    }
+    let mut views: Vec<SegmentView> = Vec::with_capacity(chunks.len());
+    for (_, key, chunk) in &chunks {
+        views.push(SegmentView::parse(key, chunk.bytes())?);
+    }
+    let segment_of = |vi: usize| chunks[vi].0;
+    let generation_of = |vi: usize| commit.segments[chunks[vi].0].generation;
+    // Every version of every record as (seq, segment, is-put, chunk, index): the last one of
+    // each sequence number, in apply order (tombstones before puts within a segment), wins.
+    let mut events: Vec<(u64, u32, bool, u32, u32)> = Vec::new();
+    let mut gone_records: BTreeMap<u64, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        let si = segment_of(vi) as u32;
+        for &seq in &view.gone_records {
+            events.push((seq, si, false, vi as u32, 0));
+            gone_records.insert(seq, generation_of(vi));
+        }
+        events.extend(
+            view.records
+                .iter()
+                .enumerate()
+                .map(|(ri, r)| (r.seq, si, true, vi as u32, ri as u32)),
+        );
+    }
+    events.sort_unstable_by_key(|&(seq, si, put, _, _)| (seq, si, put));
+    let mut chosen: Vec<(u32, u32)> = Vec::with_capacity(events.len());
+    for (i, e) in events.iter().enumerate() {
+        let last_of_seq = events.get(i + 1).is_none_or(|next| next.0 != e.0);
+        if last_of_seq && e.2 {
+            chosen.push((e.3, e.4));
+        }
+    }
+    drop(events);
+    // Vectors by (chunk, record index).
+    let mut vector_of: Vec<Vec<u32>> = views
+        .iter()
+        .map(|v| vec![u32::MAX; v.records.len()])
+        .collect();
+    for (vi, v) in views.iter().enumerate() {
+        for i in 0..v.vector_count() {
+            vector_of[vi][v.vector_owner(i) as usize] = i as u32;
+        }
+    }
+    let mut taken: Vec<Vec<Option<Record>>> = views
+        .iter_mut()
+        .map(|v| {
+            core::mem::take(&mut v.records)
+                .into_iter()
+                .map(Some)
+                .collect()
+        })
+        .collect();
+    let mut records = Vec::with_capacity(chosen.len());
+    let mut homes = Vec::with_capacity(chosen.len());
+    for &(vi, ri) in &chosen {
+        let (vi, ri) = (vi as usize, ri as usize);
+        let Some(mut r) = taken[vi][ri].take() else {
+            continue;
+        };
+        let vx = vector_of[vi][ri];
+        if vx != u32::MAX {
+            let mut e = Vec::with_capacity(views[vi].dimension);
+            read_f32s(views[vi].vector_bytes(vx as usize), &mut e);
+            r.embedding = Some(e);
+        }
+        records.push((chunks[vi].1.clone(), r));
+        homes.push(generation_of(vi));
+    }
+    drop(taken);
+    let mut store = Store::from_records(records, commit.next_seq)?;
+    // Blobs: the newest version of each id; tombstones first within a segment.
+    let mut blob_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
+    let mut gone_blobs: BTreeMap<String, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        for id in &view.gone_blobs {
+            blob_events.insert(id.clone(), (segment_of(vi), None));
+            gone_blobs.insert(id.clone(), generation_of(vi));
+        }
+    }
+    for (vi, view) in views.iter().enumerate() {
+        for (bi, (id, text)) in view.blobs.iter().enumerate() {
+            if crate::hash::blob_id(text) != *id {
+                return Err(Error::CorruptData {
+                    key: chunks[vi].1.clone(),
+                    reason: format!("blob {id} does not match its content"),
+                });
+            }
+            let newer = blob_events
+                .get(id)
+                .is_none_or(|(si, _)| *si <= segment_of(vi));
+            if newer {
+                blob_events.insert(id.clone(), (segment_of(vi), Some((vi, bi))));
+            }
+        }
+    }
+    for (id, (_, at)) in blob_events {
+        if let Some((vi, bi)) = at {
+            store
+                .persist
+                .blob_home
+                .insert(id.clone(), generation_of(vi));
+            store
+                .blobs
+                .insert(id, core::mem::take(&mut views[vi].blobs[bi].1));
+        }
+    }
+    // Graph nodes: the newest stored form of each sequence number.
+    let mut nodes: Vec<(u64, (u32, u8, usize))> = Vec::new();
+    for (vi, view) in views.iter().enumerate() {
+        view.for_each_node(&chunks[vi].1, |seq, level, offset| {
+            nodes.push((seq, (vi as u32, level, offset)));
+        })?;
+    }
+    let graph = SegmentGraph {
+        views: &views,
+        nodes: SeqMap::new(nodes.iter().copied()),
+    };
+    let inserted = restore_search(&mut store, commit.dimension as usize, &graph);
+    // Slots follow sequence order, as `chosen` does.
+    store.persist.record_home = homes;
+    let mut node_home = vec![UNWRITTEN; store.search.vectors.node_capacity()];
+    for (node, home) in node_home.iter_mut().enumerate() {
+        let seq = store.search.node_seq(node as u32);
+        if let Some((vi, _, _)) = graph.nodes.get(seq) {
+            *home = generation_of(vi as usize);
+        }
+    }
+    for node in inserted {
+        node_home[node as usize] = UNWRITTEN;
+        store.dirty.mark(Touched::Node(node));
+    }
+    store.persist.node_home = node_home;
+    store.persist.gone_records = gone_records;
+    store.persist.gone_blobs = gone_blobs;
+    store.persist.orphans = by_key
+        .keys()
+        .filter(|k| **k != HEAD_KEY && !named.contains(**k))
+        .map(|k| k.to_string())
+        .collect();
+    store.persist.commit = commit;
+    skip_orphan_generations(&mut store.persist);
+    Ok(store)
+}
+
+/// New segments never take the generation of an orphan, so an orphan's parts are never
+/// mistaken for, or overwritten by, a live segment's.
+fn skip_orphan_generations(p: &mut PersistState) {
+    let newest = p
+        .orphans
+        .iter()
+        .filter_map(|k| keys::parse_segment_key(k))
+        .map(|(g, _)| g)
+        .max();
+    if let Some(g) = newest {
+        p.commit.generation = p.commit.generation.max(g);
+    }
+}
+
+/// v1 graph nodes by sequence number.
+struct V1Graph(HashMap<u64, StoredNode>);
+
+impl GraphSource for V1Graph {
+    fn level(&self, seq: u64) -> Option<u8> {
+        self.0
+            .get(&seq)
+            .filter(|n| n.links.len() == n.level as usize + 1)
+            .map(|n| n.level)
+    }
+
+    fn links(&self, seq: u64, f: &mut dyn FnMut(u8, u64)) {
+        if let Some(n) = self.0.get(&seq) {
+            for (lc, layer) in n.links.iter().enumerate() {
+                for &s in layer {
+                    f(lc as u8, s);
+                }
+            }
+        }
+    }
+}
+
+fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
+    let mut records = Vec::new();
+    let mut meta = Meta::default();
+    let mut blobs = BTreeMap::new();
+    let mut nodes: BTreeMap<String, StoredNode> = BTreeMap::new();
+    let mut orphans = BTreeSet::new();
+    for (&key, &value) in by_key {
+        if key == keys::V1_META_KEY {
+            meta = codec::decode_meta(value)?;
+        } else if key.starts_with(keys::V1_RECORD_PREFIX) {
+            records.push((key.to_string(), codec::decode_record(key, value)?));
+        } else if let Some(id) = key.strip_prefix(keys::V1_BLOB_PREFIX) {
+            blobs.insert(id.to_string(), codec::decode_blob(key, value)?);
+        } else if let Some(id) = key.strip_prefix(keys::V1_HNSW_PREFIX) {
+            nodes.insert(id.to_string(), codec::decode_node(key, value)?);
+        }
+        orphans.insert(key.to_string());
+    }
+    let mut store = Store::from_records(records, meta.next_seq)?;
+    store.blobs = blobs;
+    // A v1 node belongs to the record of its key, and only if the sequence numbers agree.
+    let by_seq: HashMap<u64, StoredNode> = nodes
+        .into_iter()
+        .filter_map(|(id, n)| {
+            store
+                .get(&id)
+                .filter(|r| r.seq == n.seq)
+                .map(|_| (n.seq, n))
+        })
+        .collect();
+    restore_search(&mut store, meta.dimension as usize, &V1Graph(by_seq));
+    store.persist.full_rewrite =
+        !store.is_empty() || !store.blobs.is_empty() || !orphans.is_empty();
+    store.persist.orphans = orphans;
+    skip_orphan_generations(&mut store.persist);
+    Ok(store)
+}
+
+fn restore_search(store: &mut Store, dimension: usize, graph: &dyn GraphSource) -> Vec<u32> {
+    let mut search = core::mem::take(&mut store.search);
+    let inserted = search.restore(
+        &store.slots,
+        dimension,
+        &|r: &Record, out: &mut Vec<f32>| normalize_into(r.embedding.as_deref(), out),
+        graph,
+    );
+    store.search = search;
+    inserted
+}

@@ -1,0 +1,320 @@
+//! The storage engine under failure: a host that stops after any write of a change set leaves
+//! a store that loads as it was before or after that change set; a failed change set handed
+//! back with `requeue` is written again correctly; orphans are collected; v1 stores migrate.
+
+mod common;
+
+use common::{apply, dump, reload, turn, v1_image};
+use memdag_core::codec::Change;
+use memdag_core::keys::HEAD_KEY;
+use memdag_core::storage::FANOUT;
+use memdag_core::{CompactNode, NewTurn, Store};
+use std::collections::BTreeMap;
+
+type Kv = BTreeMap<String, Vec<u8>>;
+
+fn vector(i: usize) -> Vec<f32> {
+    (0..8)
+        .map(|d| ((i * 31 + d * 7) % 13) as f32 - 6.0)
+        .collect()
+}
+
+fn vturn(i: usize, parents: &[&str]) -> NewTurn {
+    let mut t = turn(
+        &format!("r{i}"),
+        &format!("t{}", i % 3),
+        &format!("turn number {i} about topic {}", i % 5),
+        parents,
+    );
+    t.embedding = Some(vector(i));
+    t
+}
+
+fn write(kv: &mut Kv, changes: &[Change]) {
+    for c in changes {
+        match &c.value {
+            Some(v) => kv.insert(c.key.clone(), v.clone()),
+            None => kv.remove(&c.key),
+        };
+    }
+}
+
+/// A store with enough single-add flushes to have merged segments, persisted to `kv`.
+fn grown(kv: &mut Kv, n: usize) -> Store {
+    let mut s = Store::new();
+    for i in 0..n {
+        let parents: Vec<String> = if i > 0 {
+            vec![format!("r{}", i - 1)]
+        } else {
+            vec![]
+        };
+        let p: Vec<&str> = parents.iter().map(String::as_str).collect();
+        s.add_turn(vturn(i, &p)).unwrap();
+        if i % 7 == 0 {
+            s.put_blob(format!("blob {i}")).unwrap();
+        }
+        apply(kv, &mut s);
+    }
+    s
+}
+
+/// One flush that adds, deletes, compacts, puts and removes blobs.
+fn mutate(s: &mut Store, round: usize) {
+    let base = 1000 + round * 10;
+    s.add_turn(vturn(base, &["r3"])).unwrap();
+    s.add_turn(vturn(base + 1, &[])).unwrap();
+    s.delete(&format!("r{}", 4 + round)).unwrap();
+    s.set_compact(
+        "r2",
+        Some(CompactNode {
+            summary: format!("compacted {round}"),
+            sections: vec![],
+        }),
+    )
+    .unwrap();
+    s.put_blob(format!("new blob {round}")).unwrap();
+    s.remove_blob(&memdag_core::blob::blob_id("blob 7"));
+}
+
+fn vector_top(s: &Store, i: usize) -> Vec<String> {
+    s.search(&memdag_core::search::SearchQuery {
+        embedding: Some(vector(i)),
+        mode: memdag_core::search::SearchMode::Vector,
+        k: 3,
+        ..Default::default()
+    })
+    .unwrap()
+    .into_iter()
+    .map(|h| h.id)
+    .collect()
+}
+
+#[test]
+fn a_crash_after_any_write_leaves_the_state_before_or_after() {
+    let mut kv = Kv::new();
+    // 2·FANOUT flushes: the next change sets merge segments.
+    let mut s = grown(&mut kv, 2 * FANOUT + 3);
+    let mut merges_seen = 0;
+    for round in 0..3 {
+        let before = dump(&reload(&kv).unwrap());
+        assert_eq!(before, dump(&s));
+        let segments_before = s.segments().len();
+        mutate(&mut s, round);
+        let changes = s.take_changes().unwrap();
+        let after = dump(&s);
+        if changes.iter().filter(|c| c.value.is_none()).count() > 0
+            && s.segments().len() <= segments_before
+        {
+            merges_seen += 1;
+        }
+        for stop in 0..=changes.len() {
+            let mut crashed = kv.clone();
+            write(&mut crashed, &changes[..stop]);
+            let loaded =
+                reload(&crashed).unwrap_or_else(|e| panic!("round {round}, stop {stop}: {e}"));
+            let state = dump(&loaded);
+            let head_written = changes[..stop].iter().any(|c| c.key == HEAD_KEY);
+            if head_written {
+                assert_eq!(state, after, "round {round}, stop {stop}");
+            } else {
+                assert_eq!(state, before, "round {round}, stop {stop}");
+            }
+            // The reloaded store works and can write on from where it stands.
+            let mut loaded = loaded;
+            loaded.add_turn(vturn(5000 + stop, &[])).unwrap();
+            let mut next = crashed.clone();
+            apply(&mut next, &mut loaded);
+            let again = reload(&next).unwrap();
+            assert_eq!(dump(&again), dump(&loaded));
+            assert!(
+                next.keys().all(|k| !k.starts_with("seg/")
+                    || again.segments().iter().any(|s| s.keys().any(|x| &x == k))),
+                "orphans were collected: {:?}",
+                next.keys().collect::<Vec<_>>()
+            );
+        }
+        write(&mut kv, &changes);
+    }
+    // Many more single adds, so the tiered merge runs in between.
+    for i in 0..FANOUT * FANOUT {
+        s.add_turn(vturn(2000 + i, &[])).unwrap();
+        let changes = s.take_changes().unwrap();
+        if changes.iter().any(|c| c.value.is_none()) {
+            merges_seen += 1;
+        }
+        write(&mut kv, &changes);
+    }
+    assert!(merges_seen >= FANOUT, "merges: {merges_seen}");
+    let loaded = reload(&kv).unwrap();
+    assert_eq!(dump(&loaded), dump(&s));
+    assert!(
+        s.segments().len() < 2 * FANOUT,
+        "{} segments",
+        s.segments().len()
+    );
+    for i in [0, 7, 2000, 2010] {
+        assert_eq!(vector_top(&loaded, i), vector_top(&s, i));
+    }
+}
+
+#[test]
+fn a_requeued_change_set_is_written_again_whatever_part_of_it_landed() {
+    for stop_at in [0usize, 1, 2, 3, 5, 8, 100] {
+        let mut kv = Kv::new();
+        let mut s = grown(&mut kv, FANOUT + 2);
+        mutate(&mut s, 0);
+        let changes = s.take_changes().unwrap();
+        let stop = stop_at.min(changes.len());
+        write(&mut kv, &changes[..stop]);
+        s.requeue(&changes);
+        assert!(s.has_changes());
+        mutate(&mut s, 1);
+        apply(&mut kv, &mut s);
+        let loaded = reload(&kv).unwrap();
+        assert_eq!(dump(&loaded), dump(&s), "stop {stop}");
+        assert_eq!(loaded.orphans().count(), 0, "stop {stop}");
+    }
+}
+
+#[test]
+fn one_add_into_a_grown_store_writes_few_keys() {
+    let mut kv = Kv::new();
+    let mut s = Store::new();
+    for i in 0..3000 {
+        s.add_turn(vturn(i, &[])).unwrap();
+    }
+    apply(&mut kv, &mut s);
+    let mut keys = 0;
+    for i in 0..100 {
+        s.add_turn(vturn(10_000 + i, &[])).unwrap();
+        let changes = s.take_changes().unwrap();
+        keys += changes.len();
+        write(&mut kv, &changes);
+    }
+    let mean = keys as f64 / 100.0;
+    assert!(mean <= 4.0, "mean keys per add {mean}");
+    assert_eq!(dump(&reload(&kv).unwrap()), dump(&s));
+}
+
+#[test]
+fn orphans_from_a_crash_are_found_and_deleted_after_the_next_commit() {
+    let mut kv = Kv::new();
+    let mut s = grown(&mut kv, 3);
+    s.add_turn(vturn(50, &[])).unwrap();
+    let changes = s.take_changes().unwrap();
+    // Crash: the segment part landed, the commit did not.
+    let part = changes.iter().find(|c| c.key.starts_with("seg/")).unwrap();
+    kv.insert(part.key.clone(), part.value.clone().unwrap());
+    kv.insert("sync/generation".into(), b"7".to_vec()); // a host's own key: never touched
+    let mut loaded = reload(&kv).unwrap();
+    assert!(loaded.get("r50").is_none());
+    assert_eq!(loaded.orphans().collect::<Vec<_>>(), [part.key.as_str()]);
+    assert!(loaded.has_changes());
+    loaded.add_turn(vturn(51, &[])).unwrap();
+    let changes = loaded.take_changes().unwrap();
+    let head = changes.iter().position(|c| c.key == HEAD_KEY).unwrap();
+    let delete = changes
+        .iter()
+        .position(|c| c.key == part.key && c.value.is_none())
+        .unwrap();
+    assert!(head < delete, "an orphan is deleted only after the commit");
+    write(&mut kv, &changes);
+    assert!(kv.contains_key("sync/generation"));
+    assert!(reload(&kv).unwrap().get("r51").is_some());
+}
+
+#[test]
+fn a_v1_store_opens_and_migrates_on_its_first_flush() {
+    let mut kv = Kv::new();
+    let mut s = grown(&mut kv, 12);
+    s.delete("r5").unwrap();
+    apply(&mut kv, &mut s);
+    let mut v1 = v1_image(&s);
+    // v1 also stored graph nodes; without them the graph is rebuilt, with them restored.
+    let opened = reload(&v1).unwrap();
+    assert_eq!(dump(&opened), dump(&s));
+    assert!(
+        opened.has_changes(),
+        "a v1 store migrates on its first flush"
+    );
+    let mut opened = opened;
+    let changes = opened.take_changes().unwrap();
+    let head = changes.iter().position(|c| c.key == HEAD_KEY).unwrap();
+    assert!(changes[..head]
+        .iter()
+        .all(|c| c.key.starts_with("seg/") && c.value.is_some()));
+    let deleted: Vec<&str> = changes[head + 1..].iter().map(|c| c.key.as_str()).collect();
+    assert!(
+        deleted.contains(&"meta") && deleted.contains(&"rec/r0"),
+        "{deleted:?}"
+    );
+    write(&mut v1, &changes);
+    assert!(
+        v1.keys().all(|k| k == HEAD_KEY || k.starts_with("seg/")),
+        "{:?}",
+        v1.keys()
+    );
+    let migrated = reload(&v1).unwrap();
+    assert_eq!(dump(&migrated), dump(&s));
+    assert!(!migrated.has_changes());
+    assert_eq!(vector_top(&migrated, 3), vector_top(&s, 3));
+}
+
+#[test]
+fn ids_of_any_allowed_length_never_reach_a_key() {
+    let mut kv = Kv::new();
+    let mut s = Store::new();
+    let long = "a".repeat(230);
+    s.add_turn(NewTurn {
+        id: Some(long.clone()),
+        thread: "t".into(),
+        embedding: Some(vector(1)),
+        ..Default::default()
+    })
+    .unwrap();
+    apply(&mut kv, &mut s);
+    assert!(
+        kv.keys().all(|k| k.len() <= memdag_core::keys::MAX_KEY_LEN),
+        "{:?}",
+        kv.keys()
+    );
+    let too_long = "a".repeat(300);
+    let err = s
+        .add_turn(NewTurn {
+            id: Some(too_long),
+            thread: "t".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT");
+    assert!(!s.has_changes(), "a refused add writes nothing");
+    let mut loaded = reload(&kv).unwrap();
+    assert!(loaded.get(&long).is_some());
+    loaded
+        .add_turn(turn("next", "t", "still works", &[long.as_str()]))
+        .unwrap();
+    apply(&mut kv, &mut loaded);
+    assert_eq!(reload(&kv).unwrap().get("next").unwrap().parents, [long]);
+}
+
+#[test]
+fn small_parts_split_large_segments_and_load_back() {
+    let mut kv = Kv::new();
+    let mut s = Store::new();
+    s.set_part_bytes(2048);
+    for i in 0..40 {
+        s.add_turn(vturn(i, &[])).unwrap();
+    }
+    apply(&mut kv, &mut s);
+    assert!(kv.len() > 5, "{} keys", kv.len());
+    assert!(kv.values().all(|v| v.len() <= 2048));
+    let head = kv[HEAD_KEY].clone();
+    let needed = Store::keys_to_read(&head).unwrap();
+    assert_eq!(needed.len(), kv.len() - 1);
+    let only: Kv = needed
+        .iter()
+        .map(|k| (k.clone(), kv[k].clone()))
+        .chain([(HEAD_KEY.to_string(), head)])
+        .collect();
+    assert_eq!(dump(&reload(&only).unwrap()), dump(&s));
+}

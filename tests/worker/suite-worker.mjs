@@ -1,0 +1,27 @@
+// A test-only Worker: runs the one storage-adapter conformance suite
+// (tests/storage/adapter-suite.mjs) inside a Durable Object, against the example's
+// DurableObjectStorage adapter on real workerd storage. Loaded by worker.test.mjs.
+import { DurableObjectStorage } from '../../examples/cloudflare-worker/src/durable-storage.js';
+import { runInPage } from '../storage/adapter-suite.mjs';
+
+export class SuiteObject {
+  constructor(ctx) {
+    this.ctx = ctx;
+  }
+
+  async fetch() {
+    const fresh = async () => {
+      const adapter = new DurableObjectStorage(this.ctx.storage);
+      await adapter.removeRange('');
+      return adapter;
+    };
+    const results = await runInPage(fresh, async () => new DurableObjectStorage(this.ctx.storage));
+    return new Response(JSON.stringify(results), { headers: { 'content-type': 'application/json' } });
+  }
+}
+
+export default {
+  fetch(request, env) {
+    return env.SUITE.get(env.SUITE.idFromName('suite')).fetch(request);
+  },
+};
