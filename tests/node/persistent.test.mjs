@@ -85,12 +85,18 @@ test('without an embedder the built-in one gives vector search', async () => {
 
 test('compaction uses the host LLM, or the extractive compactor without one', async () => {
   const prompts = [];
-  const mem = await Memory.open({ name: fresh(), storage: new MemoryStorage(), complete: async (p) => (prompts.push(p), ANSWER) });
+  const storage = new MemoryStorage();
+  const mem = await Memory.open({ name: fresh(), storage, complete: async (p) => (prompts.push(p), ANSWER) });
   const r = mem.addTurn({ thread: 't', input: 'fix the build', steps: [{ tool: 'sh', args: 'make', result: 'ok', ok: true }] });
   const done = await mem.compact(r.id);
   assert.equal(prompts.length, 1);
   assert.match(prompts[0], /fix the build/);
   assert.equal(done.compact.summary, 'Summary text');
+  // `compact` resolves once the compact node (and the turn before it) is durable.
+  assert.equal(Memory.load(storage.map).get(r.id).compact.summary, 'Summary text');
+  const many = await mem.compactMany([r.id]);
+  assert.equal(many.length, 1);
+  assert.equal(mem.pending, 0);
 
   const bad = await Memory.open({ name: fresh(), storage: new MemoryStorage(), complete: async () => 'no sections' });
   const r2 = bad.addTurn({ thread: 't', input: 'x' });

@@ -4,7 +4,8 @@
 //! offset 0  4 bytes  magic  b"MDAG"
 //! offset 4  1 byte   format version: 1 (v1 values) or 2 (commit, segment parts)
 //! offset 5  1 byte   kind, see [`Kind`]
-//! offset 6  4 bytes  CRC-32 (IEEE) of the body, little endian
+//! offset 6  4 bytes  checksum of the body, little endian: CRC-32 (IEEE) for version 1,
+//!                    [`checksum32`] for version 2
 //! offset 10 ...      body
 //! ```
 //! A value shorter than the header is truncated, a wrong magic is foreign, a version above
@@ -17,7 +18,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
-use crate::hash::crc32;
+use crate::hash::{checksum32, crc32};
 
 /// The four bytes that open every memdag value.
 pub const MAGIC: [u8; 4] = *b"MDAG";
@@ -60,9 +61,18 @@ pub fn seal(kind: Kind, body: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&MAGIC);
     out.push(kind.version());
     out.push(kind as u8);
-    out.extend_from_slice(&crc32(body).to_le_bytes());
+    out.extend_from_slice(&checksum(kind.version(), body).to_le_bytes());
     out.extend_from_slice(body);
     out
+}
+
+/// The checksum a value of format `version` carries.
+fn checksum(version: u8, body: &[u8]) -> u32 {
+    if version == 1 {
+        crc32(body)
+    } else {
+        checksum32(body)
+    }
 }
 
 /// Checks the envelope of the value stored under `key` and returns its body.
@@ -102,7 +112,7 @@ pub fn open<'a>(key: &str, kind: Kind, bytes: &'a [u8]) -> Result<&'a [u8]> {
     }
     let body = &bytes[HEADER_LEN..];
     let stored = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]);
-    if crc32(body) != stored {
+    if checksum(version, body) != stored {
         return Err(corrupt("checksum mismatch (truncated or altered)".into()));
     }
     Ok(body)

@@ -1,4 +1,5 @@
-//! The two hashes of memdag: FNV-1a (64-bit) for ids and dedup keys, CRC-32 for stored values.
+//! The hashes of memdag: FNV-1a (64-bit) for ids and dedup keys; CRC-32 for format-v1 values
+//! and a word checksum for format-v2 values.
 //!
 //! Both are frozen: their outputs are part of the storage format (derived ids, blob ids, value
 //! checksums), so they must give the same bits on every platform and in every version. This
@@ -108,9 +109,38 @@ const CRC_TABLES: [[u32; 256]; 8] = {
     t
 };
 
+/// The checksum of format-v2 values: 64-bit words mixed with a multiply and a shift, folded to
+/// 32 bits. Every step is a bijection of the state for a given word, so a change confined to
+/// one word always changes the result; other random damage goes unseen with odds of 2⁻³²,
+/// like CRC-32. It reads 8 bytes a step where CRC-32 reads one: opening a large store in wasm
+/// spent a tenth of its time in CRC-32.
+pub fn checksum32(bytes: &[u8]) -> u32 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h: u64 = 0x6d64_6167_7632_0000 ^ bytes.len() as u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        h = (h ^ w).wrapping_mul(K);
+        h ^= h >> 29;
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        last[7] = rest.len() as u8 | 0x80;
+        h = (h ^ u64::from_le_bytes(last)).wrapping_mul(K);
+        h ^= h >> 29;
+    }
+    h = h.wrapping_mul(K);
+    (h ^ (h >> 32)) as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const FROZEN_EMPTY: u32 = 0xca0d_1330;
+    const FROZEN_TEXT: u32 = 0xd91e_aee4;
 
     fn crc32_bytewise(bytes: &[u8]) -> u32 {
         let mut crc = !0u32;
@@ -132,6 +162,25 @@ mod tests {
                 "len {len}"
             );
         }
+    }
+
+    #[test]
+    fn checksum32_sees_every_single_bit_flip_and_every_cut() {
+        let data: alloc::vec::Vec<u8> = (0..257u32).map(|i| (i * 31 + 7) as u8).collect();
+        let sum = checksum32(&data);
+        for at in 0..data.len() {
+            for bit in 0..8 {
+                let mut d = data.clone();
+                d[at] ^= 1 << bit;
+                assert_ne!(checksum32(&d), sum, "flip at {at}.{bit}");
+            }
+        }
+        for len in 0..data.len() {
+            assert_ne!(checksum32(&data[..len]), sum, "cut at {len}");
+        }
+        // Frozen: the values are part of the storage format.
+        assert_eq!(checksum32(b""), FROZEN_EMPTY);
+        assert_eq!(checksum32(b"memdag segment part"), FROZEN_TEXT);
     }
 
     #[test]

@@ -185,14 +185,8 @@ impl Store {
     fn insert(&mut self, record: Record) -> Slot {
         let slot = self.slots.len() as Slot;
         let chrono = (record.created_at, record.seq, slot);
-        self.by_thread
-            .entry(record.thread.clone())
-            .or_default()
-            .insert(chrono);
-        self.by_user
-            .entry(record.user.clone())
-            .or_default()
-            .insert(chrono);
+        add_chrono(&mut self.by_thread, &record.thread, chrono);
+        add_chrono(&mut self.by_user, &record.user, chrono);
         self.dag.link(&record.id, &record.parents);
         self.by_id.insert(record.id.clone(), slot);
         self.slots.push(Some(record));
@@ -366,16 +360,8 @@ impl Store {
     pub(crate) fn from_records(mut records: Vec<(String, Record)>, next_seq: u64) -> Result<Self> {
         records.sort_by_key(|(_, r)| r.seq);
         let mut store = Store::new();
-        let ids: BTreeSet<&str> = records.iter().map(|(_, r)| r.id.as_str()).collect();
-        for (key, r) in &records {
-            if let Some(p) = r.parents.iter().find(|p| !ids.contains(p.as_str())) {
-                return Err(Error::CorruptData {
-                    key: key.clone(),
-                    reason: format!("parent {p:?} is missing"),
-                });
-            }
-        }
         let max_seq = records.last().map(|(_, r)| r.seq + 1).unwrap_or(0);
+        store.slots.reserve(records.len());
         for (key, r) in records {
             if store.by_id.contains_key(&r.id) {
                 return Err(Error::CorruptData {
@@ -383,10 +369,33 @@ impl Store {
                     reason: "duplicate record id".into(),
                 });
             }
+            // A parent existed when its child was added, so it has a smaller sequence number
+            // and is already in, in sequence order.
+            if let Some(p) = r
+                .parents
+                .iter()
+                .find(|p| !store.by_id.contains_key(p.as_str()))
+            {
+                return Err(Error::CorruptData {
+                    key,
+                    reason: format!("parent {p:?} is missing"),
+                });
+            }
             store.insert(r);
         }
         store.next_seq = next_seq.max(max_seq);
         Ok(store)
+    }
+}
+
+fn add_chrono(index: &mut BTreeMap<String, BTreeSet<Chrono>>, key: &str, chrono: Chrono) {
+    match index.get_mut(key) {
+        Some(set) => {
+            set.insert(chrono);
+        }
+        None => {
+            index.insert(key.into(), BTreeSet::from([chrono]));
+        }
     }
 }
 

@@ -63,7 +63,13 @@ fn mutate(s: &mut Store, round: usize) {
     let base = 1000 + round * 10;
     s.add_turn(vturn(base, &["r3"])).unwrap();
     s.add_turn(vturn(base + 1, &[])).unwrap();
-    s.delete(&format!("r{}", 4 + round)).unwrap();
+    // The first round deletes an old record, later ones one the round before added.
+    let gone = if round == 0 {
+        "r4".to_string()
+    } else {
+        format!("r{}", base - 9)
+    };
+    s.delete(&gone).unwrap();
     s.set_compact(
         "r2",
         Some(CompactNode {
@@ -95,17 +101,20 @@ fn a_crash_after_any_write_leaves_the_state_before_or_after() {
     // 2·FANOUT flushes: the next change sets merge segments.
     let mut s = grown(&mut kv, 2 * FANOUT + 3);
     let mut merges_seen = 0;
-    for round in 0..3 {
+    let mut merging_rounds = 0;
+    let mut round = 0;
+    // Crash rounds until three have run, at least one of them also merging segments.
+    while round < 3 || merging_rounds == 0 {
+        assert!(round < 4 * FANOUT, "no merge in {round} rounds");
         let before = dump(&reload(&kv).unwrap());
         assert_eq!(before, dump(&s));
         let segments_before = s.segments().len();
         mutate(&mut s, round);
         let changes = s.take_changes().unwrap();
         let after = dump(&s);
-        if changes.iter().filter(|c| c.value.is_none()).count() > 0
-            && s.segments().len() <= segments_before
-        {
+        if changes.iter().any(|c| c.value.is_none()) && s.segments().len() <= segments_before {
             merges_seen += 1;
+            merging_rounds += 1;
         }
         for stop in 0..=changes.len() {
             let mut crashed = kv.clone();
@@ -134,6 +143,7 @@ fn a_crash_after_any_write_leaves_the_state_before_or_after() {
             );
         }
         write(&mut kv, &changes);
+        round += 1;
     }
     // Many more single adds, so the tiered merge runs in between.
     for i in 0..FANOUT * FANOUT {

@@ -1,6 +1,6 @@
 //! The vector index of a store: its fixed dimension, the HNSW graph, and exact scans.
 //!
-//! The first embedding fixes the dimension (persisted in [`crate::codec::Meta`]); any other
+//! The first embedding fixes the dimension (persisted with the store's counters); any other
 //! length is an [`Error::InvalidInput`]. Vectors are stored normalized. A query without filters
 //! walks the graph. A query with filters counts the records that pass: when they are few (at
 //! most [`EXACT_LIMIT`] or a tenth of the store) it scans them exactly, otherwise it walks the
