@@ -770,6 +770,7 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         })
         .collect();
     let mut records = Vec::with_capacity(chosen.len());
+    let mut record_chunk: Vec<u32> = Vec::with_capacity(chosen.len());
     let mut homes = Vec::with_capacity(chosen.len());
     for &(vi, ri) in &chosen {
         let (vi, ri) = (vi as usize, ri as usize);
@@ -782,11 +783,14 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
             read_f32s(views[vi].vector_bytes(vx as usize), &mut e);
             r.embedding = Some(e);
         }
-        records.push((chunks[vi].1.clone(), r));
+        records.push(r);
+        record_chunk.push(vi as u32);
         homes.push(generation_of(vi));
     }
     drop(taken);
-    let mut store = Store::from_records(records, commit.next_seq)?;
+    let mut store = Store::from_records(records, commit.next_seq, &|i| {
+        chunks[record_chunk[i] as usize].1.clone()
+    })?;
     // Blobs: the newest version of each id; tombstones first within a segment.
     let mut blob_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
     let mut gone_blobs: BTreeMap<String, u64> = BTreeMap::new();
@@ -915,7 +919,10 @@ fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         }
         orphans.insert(key.to_string());
     }
-    let mut store = Store::from_records(records, meta.next_seq)?;
+    records.sort_by_key(|(_, r): &(String, Record)| r.seq);
+    let keys: Vec<String> = records.iter().map(|(k, _)| k.clone()).collect();
+    let records = records.into_iter().map(|(_, r)| r).collect();
+    let mut store = Store::from_records(records, meta.next_seq, &|i| keys[i].clone())?;
     store.blobs = blobs;
     // A v1 node belongs to the record of its key, and only if the sequence numbers agree.
     let by_seq: HashMap<u64, StoredNode> = nodes

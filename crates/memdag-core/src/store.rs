@@ -356,16 +356,31 @@ impl Store {
     }
 
     #[cfg(feature = "std")]
-    /// Rebuilds a store from decoded records, checking the DAG invariant.
-    pub(crate) fn from_records(mut records: Vec<(String, Record)>, next_seq: u64) -> Result<Self> {
-        records.sort_by_key(|(_, r)| r.seq);
+    /// Rebuilds a store from decoded records in sequence order, checking the DAG invariant;
+    /// `key_of(i)` names the stored key of the `i`-th record in errors.
+    pub(crate) fn from_records(
+        records: Vec<Record>,
+        next_seq: u64,
+        key_of: &dyn Fn(usize) -> String,
+    ) -> Result<Self> {
         let mut store = Store::new();
-        let max_seq = records.last().map(|(_, r)| r.seq + 1).unwrap_or(0);
+        let max_seq = records.iter().map(|r| r.seq + 1).max().unwrap_or(0);
         store.slots.reserve(records.len());
-        for (key, r) in records {
+        for (i, r) in records.into_iter().enumerate() {
+            if store
+                .slots
+                .last()
+                .and_then(Option::as_ref)
+                .is_some_and(|last| last.seq >= r.seq)
+            {
+                return Err(Error::CorruptData {
+                    key: key_of(i),
+                    reason: "records out of sequence order".into(),
+                });
+            }
             if store.by_id.contains_key(&r.id) {
                 return Err(Error::CorruptData {
-                    key,
+                    key: key_of(i),
                     reason: "duplicate record id".into(),
                 });
             }
@@ -377,7 +392,7 @@ impl Store {
                 .find(|p| !store.by_id.contains_key(p.as_str()))
             {
                 return Err(Error::CorruptData {
-                    key,
+                    key: key_of(i),
                     reason: format!("parent {p:?} is missing"),
                 });
             }
