@@ -65,6 +65,18 @@ pub struct Record {
     pub embedding: Option<Vec<f32>>,
 }
 
+/// The tag that marks a record as shared: visible to every user, not only its own.
+pub const SHARED_TAG: &str = "shared";
+
+impl Record {
+    /// Whether a call on behalf of `user` may see this record: every record when `user` is
+    /// empty (a store-wide call), else the user's own records and those tagged
+    /// [`SHARED_TAG`].
+    pub fn visible_to(&self, user: &str) -> bool {
+        user.is_empty() || self.user == user || self.tags.iter().any(|t| t == SHARED_TAG)
+    }
+}
+
 /// What a caller gives to add a turn. Every field but `thread` has a default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]

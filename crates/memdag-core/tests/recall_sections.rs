@@ -107,6 +107,11 @@ fn sections_ids_and_dedup() {
     let mut s = sample();
     let mut q = query("web", "ada");
     q.keywords = vec!["certificates".into()];
+    // Bob's record matches the keyword, but ada's recall keeps to ada's memory.
+    let own = s.recall(&q).unwrap();
+    assert!(own.items.iter().all(|i| i.id != "x1"), "{:?}", own.items);
+    // An admin view may match across users.
+    q.match_user_only = false;
     let r = s.recall(&q).unwrap();
     let got: Vec<(&str, RecallSection)> =
         r.items.iter().map(|i| (i.id.as_str(), i.section)).collect();

@@ -55,17 +55,31 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
     // (section, order, record, relevance) before scoring.
     let mut raw: Vec<(RecallSection, usize, &'a Record, f32)> = Vec::new();
     let mut claimed: BTreeSet<&'a str> = BTreeSet::new();
-    let thread = if q.thread.is_empty() {
-        Vec::new()
+    // With a user named (and matches kept to the user), every section keeps to what that
+    // user may see; a thread shared by several users shows only this user's turns.
+    let viewer = if q.match_user_only {
+        q.user.as_str()
     } else {
+        ""
+    };
+    let thread: Vec<&'a Record> = if q.thread.is_empty() {
+        Vec::new()
+    } else if viewer.is_empty() {
         store.recent(&q.thread, q.thread_limit)
+    } else {
+        store
+            .recent(&q.thread, q.thread_limit.saturating_mul(USER_SCAN_FACTOR))
+            .into_iter()
+            .filter(|r| r.visible_to(viewer))
+            .take(q.thread_limit)
+            .collect()
     };
     for (i, r) in thread.iter().enumerate() {
         claimed.insert(&r.id);
         raw.push((RecallSection::Thread, i, r, POSITION_DECAY.powi(i as i32)));
     }
     for (i, (r, depth)) in ancestors(store, &thread, q).into_iter().enumerate() {
-        if claimed.insert(&r.id) {
+        if r.visible_to(viewer) && claimed.insert(&r.id) {
             raw.push((
                 RecallSection::Ancestor,
                 i,
@@ -77,7 +91,7 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
     let matches = super::matches::matches(store, q)?;
     let mut taken = 0;
     for (i, (r, rel)) in matches.iter().enumerate() {
-        if taken < q.match_limit && claimed.insert(&r.id) {
+        if taken < q.match_limit && r.visible_to(viewer) && claimed.insert(&r.id) {
             raw.push((RecallSection::Match, i, r, *rel));
             taken += 1;
         }

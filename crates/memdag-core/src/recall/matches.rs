@@ -24,7 +24,7 @@ pub(super) fn matches<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a 
         return Ok(Vec::new());
     }
     let filter = SearchFilter {
-        user: q.match_user_only.then(|| q.user.clone()),
+        user: (q.match_user_only && !q.user.is_empty()).then(|| q.user.clone()),
         ..SearchFilter::default()
     };
     let query = SearchQuery {

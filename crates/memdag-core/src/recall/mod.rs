@@ -61,7 +61,11 @@ const DAY_MS: i64 = 86_400_000;
 pub struct RecallQuery {
     /// The current thread. Empty: no thread or ancestor section.
     pub thread: String,
-    /// The current user. Empty: no user section.
+    /// The current user. Empty: no user section, and every record may be recalled. Named:
+    /// matches come from this user's records only, and the thread and ancestor sections hold
+    /// only this user's records and those tagged `shared` (see
+    /// [`Record::visible_to`](crate::Record::visible_to)): one user's memory never reaches
+    /// another's prompt.
     pub user: String,
     /// Keywords to match (joined to `query_text` for the search).
     pub keywords: Vec<String>,
@@ -83,7 +87,8 @@ pub struct RecallQuery {
     pub user_limit: usize,
     /// Matches considered (default 8).
     pub match_limit: usize,
-    /// Only match records of `user` (default false: the whole store).
+    /// Only match records of `user` (default true). False lets matches come from the whole
+    /// store even when `user` is named: for an admin view, never for a user's prompt.
     pub match_user_only: bool,
     /// How many edges the ancestor walk follows (default 3) ...
     pub ancestor_depth: usize,
@@ -111,7 +116,7 @@ impl Default for RecallQuery {
             thread_limit: 8,
             user_limit: 6,
             match_limit: 8,
-            match_user_only: false,
+            match_user_only: true,
             ancestor_depth: 3,
             ancestor_limit: 12,
             item_tokens: 250,
