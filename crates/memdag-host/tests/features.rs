@@ -118,6 +118,16 @@ fn recall_builds_a_block_within_budget() {
     assert_eq!(recall.items[0].section, RecallSection::Thread);
     assert_eq!(recall.items[0].id, "t2");
     assert!(recall.block.contains("[t1]"), "{}", recall.block);
+    // t2's parent d3 is lin's turn: mei's recall keeps to mei's memory.
+    assert!(
+        recall.items.iter().all(|i| i.id != "d3") && !recall.block.contains("[d3]"),
+        "{:?}",
+        recall.items
+    );
+    // A store-wide recall (no user) follows the DAG into it.
+    let mut q = recall_query("travel", "");
+    q.budget_tokens = Some(300);
+    let recall = memory.recall(&q).unwrap();
     assert!(
         recall
             .items
