@@ -23,17 +23,20 @@
 
 pub mod analyzer;
 pub mod bm25;
+pub mod context;
 pub mod distance;
 pub mod embed;
 pub mod filter;
 mod graph;
 pub mod grep;
 pub mod hnsw;
+pub mod keys;
 pub mod persist;
 pub mod postings;
 pub mod query;
 pub mod searcher;
 pub mod snippet;
+pub mod stopwords;
 pub mod topk;
 pub mod vectors;
 
