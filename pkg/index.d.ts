@@ -228,6 +228,8 @@ export interface SearchQuery {
   minScore?: number | null;
   /** Share of its best thread neighbour's score a record borrows, 0 to 1 (default 0.5; 0: off). */
   context?: number;
+  /** Share of the best score in its thread a record gains, 0 to 1 (default 0.25; 0: off). */
+  threadScope?: number;
   /** Drop English function words from the BM25 query (default true). */
   dropStopwords?: boolean;
   /** Keep one of hits with identical input and output (default true). */

@@ -121,6 +121,7 @@ pub struct Variant {
     pub stopwords: bool,
     pub derived_keys: bool,
     pub context: bool,
+    pub scope: bool,
 }
 
 impl Variant {
@@ -131,6 +132,7 @@ impl Variant {
         stopwords: false,
         derived_keys: false,
         context: false,
+        scope: false,
     };
 
     /// The query of this variant, from the defaults.
@@ -150,6 +152,7 @@ impl Variant {
             },
             drop_stopwords: self.stopwords,
             context: if self.context { d.context } else { 0.0 },
+            thread_scope: if self.scope { d.thread_scope } else { 0.0 },
             ..d
         };
         if !self.derived_keys {
@@ -168,6 +171,7 @@ pub fn variants() -> Vec<Variant> {
         stopwords: true,
         derived_keys: true,
         context: true,
+        scope: true,
         ..Variant::NONE
     };
     vec![
@@ -200,6 +204,11 @@ pub fn variants() -> Vec<Variant> {
             context: true,
             ..Variant::NONE
         },
+        Variant {
+            name: "thread scope",
+            scope: true,
+            ..Variant::NONE
+        },
         all,
         Variant {
             name: "all but equal fusion",
@@ -219,6 +228,11 @@ pub fn variants() -> Vec<Variant> {
         Variant {
             name: "all but context",
             context: false,
+            ..all
+        },
+        Variant {
+            name: "all but scope",
+            scope: false,
             ..all
         },
     ]

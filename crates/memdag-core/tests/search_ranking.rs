@@ -82,7 +82,11 @@ fn chat() -> Store {
 #[test]
 fn an_answer_borrows_from_the_question_before_it() {
     let s = chat();
-    let with = hits(&s, &bm25("support group"));
+    let q = SearchQuery {
+        thread_scope: 0.0,
+        ..bm25("support group")
+    };
+    let with = hits(&s, &q);
     assert_eq!(with[0].id, "q");
     let a = with
         .iter()
@@ -93,14 +97,34 @@ fn an_answer_borrows_from_the_question_before_it() {
     assert!((a.score - 0.5 * with[0].bm25.unwrap()).abs() < 1e-5);
     // Other threads lend nothing.
     assert!(with.iter().all(|h| h.id != "y"));
-    let without = ids(
-        &s,
-        &SearchQuery {
-            context: 0.0,
-            ..bm25("support group")
-        },
-    );
+    let without = ids(&s, &SearchQuery { context: 0.0, ..q });
     assert_eq!(without, ["q"]);
+}
+
+#[test]
+fn a_match_in_the_thread_of_the_best_match_gains() {
+    let mut s = Store::new();
+    add(&mut s, "c", "s2", "u", MAY_8, "group picture");
+    add(&mut s, "a", "s1", "u", MAY_8, "support group for support");
+    add(&mut s, "gap", "s1", "u", MAY_8, "lunch");
+    add(&mut s, "b", "s1", "u", MAY_8, "group photo");
+    let q = SearchQuery {
+        context: 0.0,
+        ..bm25("support group")
+    };
+    let h = hits(&s, &q);
+    assert_eq!(ids(&s, &q), ["a", "b", "c"]);
+    // b and c match alike; each gains a quarter of its thread's best: a's for b, its own
+    // for c.
+    assert_eq!(h[1].bm25, h[2].bm25);
+    let gain = h[1].score - h[2].score;
+    let expected = 0.25 * (h[0].bm25.unwrap() - h[2].bm25.unwrap());
+    assert!((gain - expected).abs() < 1e-5, "{gain} {expected}");
+    let flat = SearchQuery {
+        thread_scope: 0.0,
+        ..q
+    };
+    assert_eq!(ids(&s, &flat), ["a", "c", "b"]);
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! Thread context: a record's score borrows from its neighbours in the thread.
+//! Thread context: a record's score borrows from its neighbours in the thread, and from the
+//! best record of its thread.
 //!
 //! A conversation spreads one exchange over several turns: "I went to a support group
 //! yesterday" answers a question asked one turn before, and "Yes, it was great!" is about the
@@ -16,6 +17,18 @@
 //! neighbour's (its own score is then 0). A neighbour that fails the query's filter is not
 //! in the pool: it neither lends nor becomes a hit. A missing neighbour, or one with a
 //! negative score, lends nothing.
+//!
+//! Thread scope ([`SearchQuery::thread_scope`](super::SearchQuery::thread_scope), `γ`) works
+//! one level up: the thread (a conversation, a session) where the query's best match is
+//! likely holds more of what it asks, so every candidate also gains `γ ·` the best own score
+//! among the candidates of its thread (its own included):
+//!
+//! ```text
+//! score''(d) = score'(d) + γ · max { score(e) : e a candidate, thread(e) = thread(d) }
+//! ```
+//!
+//! A memory kept in one long thread gets the same gain everywhere: scope changes nothing
+//! there.
 
 use core::ops::Bound;
 use std::collections::BTreeMap;
@@ -60,6 +73,30 @@ impl Store {
             }
         }
         links
+    }
+}
+
+impl Store {
+    /// Adds `gamma ·` the best of `own` in each member's thread to its `scores`.
+    pub(crate) fn scope(
+        &self,
+        own: &BTreeMap<Slot, f32>,
+        scores: &mut BTreeMap<Slot, f32>,
+        gamma: f32,
+    ) {
+        let thread = |slot: Slot| self.slot(slot).map(|r| r.thread.as_str());
+        let mut best: BTreeMap<&str, f32> = BTreeMap::new();
+        for (&slot, &s) in own {
+            if let Some(t) = thread(slot) {
+                let b = best.entry(t).or_insert(s);
+                *b = b.max(s);
+            }
+        }
+        for (&slot, s) in scores.iter_mut() {
+            if let Some(b) = thread(slot).and_then(|t| best.get(t)) {
+                *s += gamma * b.max(0.0);
+            }
+        }
     }
 }
 

@@ -90,11 +90,14 @@ pub struct SearchQuery {
     /// The `k` constant of reciprocal-rank fusion (default 60).
     pub rrf_k: f32,
     /// Drop hits scoring below this (in the mode's own score: BM25, cosine or fused, with
-    /// what it borrows from its neighbours when `context` is on).
+    /// what it borrows from its thread when `context` or `thread_scope` is on).
     pub min_score: Option<f32>,
     /// Thread context, 0 to 1 (default 0.5; 0 turns it off): a record's score borrows this
     /// share of its best thread neighbour's score. See [`crate::search::context`].
     pub context: f32,
+    /// Thread scope, 0 to 1 (default 0.25; 0 turns it off): a record gains this share of the
+    /// best score in its thread among the candidates. See [`crate::search::context`].
+    pub thread_scope: f32,
     /// Drop English function words (`what`, `did`, `the`, ...) from the BM25 query unless
     /// it has nothing else (default true). See [`crate::search::stopwords`].
     pub drop_stopwords: bool,
@@ -120,6 +123,7 @@ impl Default for SearchQuery {
             rrf_k: 60.0,
             min_score: None,
             context: 0.5,
+            thread_scope: 0.25,
             drop_stopwords: true,
             dedup: true,
             bm25: Bm25Params::default(),
@@ -135,7 +139,8 @@ impl Default for SearchQuery {
 pub struct SearchHit {
     pub id: String,
     /// The ranking score: BM25, cosine or fused, by mode, plus what the record borrows from
-    /// its thread neighbours ([`SearchQuery::context`]).
+    /// its thread neighbours ([`SearchQuery::context`]) and its thread's best
+    /// ([`SearchQuery::thread_scope`]).
     pub score: f32,
     /// The BM25 score, when a query term occurs in the record.
     pub bm25: Option<f32>,

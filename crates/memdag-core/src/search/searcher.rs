@@ -7,7 +7,8 @@
 //!    the filter to the pool.
 //! 4. Give every pool member the exact score of each signal it lacks (BM25 by postings
 //!    lookup, cosine by one dot product); hybrid fuses them (weighted min-max or RRF).
-//! 5. Context: each member borrows `β ·` its best neighbour's score.
+//! 5. Context: each member borrows `β ·` its best neighbour's score, and gains `γ ·` the best
+//!    score in its thread (thread scope).
 //! 6. Drop hits under `min_score`, dedup identical input+output, truncate to `k`, and cut
 //!    snippets for the survivors only.
 //!
@@ -29,6 +30,7 @@ use super::snippet::snippet;
 use super::topk::TopK;
 use crate::error::{Error, Result};
 use crate::store::{Slot, Store};
+use std::collections::BTreeMap as Map;
 
 /// Candidates taken from each signal before fusion: at least this many, or `2·k`.
 const MIN_CANDIDATES: usize = 50;
@@ -62,11 +64,12 @@ impl Store {
         if !q.bm25.is_valid()
             || !(0.0..=1.0).contains(&q.vector_weight)
             || !(0.0..=1.0).contains(&q.context)
+            || !(0.0..=1.0).contains(&q.thread_scope)
             || q.rrf_k.is_nan()
             || q.rrf_k < 0.0
         {
             return Err(Error::invalid(
-                "bm25 parameters, vector_weight, context or rrf_k out of range",
+                "bm25 parameters, vector_weight, context, thread_scope or rrf_k out of range",
             ));
         }
         if q.min_score.is_some_and(|s| s.is_nan()) {
@@ -160,7 +163,15 @@ impl Store {
             for &slot in cands.keys() {
                 scores.entry(slot).or_insert(0.0);
             }
-            scores = borrow(&scores, &links, q.context);
+        }
+        if !links.is_empty() || q.thread_scope > 0.0 {
+            let own: Map<Slot, f32> = scores.clone();
+            if !links.is_empty() {
+                scores = borrow(&own, &links, q.context);
+            }
+            if q.thread_scope > 0.0 {
+                self.scope(&own, &mut scores, q.thread_scope);
+            }
         }
 
         let mut top = TopK::new(cands.len());
