@@ -213,6 +213,7 @@ pub fn measure(
         let hits = store
             .search(&SearchQuery {
                 context: 0.0,
+                thread_scope: 0.0,
                 ..vector_query(v, None)
             })
             .expect("search");

@@ -25,7 +25,7 @@ type Chrono = (i64, u64, Slot);
 pub struct Store {
     pub(crate) slots: Vec<Option<Record>>,
     pub(crate) by_id: BTreeMap<String, Slot>,
-    pub(crate) by_thread: BTreeMap<String, BTreeSet<Chrono>>,
+    by_thread: BTreeMap<String, BTreeSet<Chrono>>,
     by_user: BTreeMap<String, BTreeSet<Chrono>>,
     dag: Dag,
     pub(crate) next_seq: u64,

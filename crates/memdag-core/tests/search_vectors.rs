@@ -62,6 +62,7 @@ fn vq(v: &[f32], k: usize) -> SearchQuery {
         k,
         // Nearest neighbours alone: no thread context.
         context: 0.0,
+        thread_scope: 0.0,
         ..Default::default()
     }
 }

@@ -12,11 +12,11 @@
 //!
 //! where `prev` and `next` are the records just before and after `d` in its thread, in the
 //! thread's order (creation time, then insertion: turns of one session often share one
-//! timestamp). The searcher adds the neighbours of every candidate to the pool and scores
-//! them exactly, so a record whose own words miss the query can still rise on its
-//! neighbour's (its own score is then 0). A neighbour that fails the query's filter is not
-//! in the pool: it neither lends nor becomes a hit. A missing neighbour, or one with a
-//! negative score, lends nothing.
+//! timestamp). The searcher adds the neighbours of the strongest candidates (the top
+//! `max(k, 10)` of either signal) to the pool and scores them exactly, so a record whose own
+//! words miss the query can still rise on its neighbour's (its own score is then 0). A
+//! neighbour that fails the query's filter is not in the pool: it neither lends nor becomes
+//! a hit. A missing neighbour, or one with a negative score, lends nothing.
 //!
 //! Thread scope ([`SearchQuery::thread_scope`](super::SearchQuery::thread_scope), `γ`) works
 //! one level up: the thread (a conversation, a session) where the query's best match is
@@ -28,64 +28,54 @@
 //! ```
 //!
 //! A memory kept in one long thread gets the same gain everywhere: scope changes nothing
-//! there.
+//! there. Neither part looks at what a thread is called or holds; only at its order.
 
-use core::ops::Bound;
 use std::collections::BTreeMap;
+use std::vec::Vec;
 
 use crate::store::{Slot, Store};
-
-/// Links between pool members: the previous and next record in the thread, when known.
-pub type Links = BTreeMap<Slot, [Option<Slot>; 2]>;
 
 impl Store {
     /// The live records just before and just after `slot` in its thread.
     pub fn thread_neighbours(&self, slot: Slot) -> [Option<Slot>; 2] {
-        let Some(r) = self.slot(slot) else {
-            return [None, None];
-        };
-        let Some(set) = self.by_thread.get(&r.thread) else {
-            return [None, None];
-        };
-        let key = (r.created_at, r.seq, slot);
-        let prev = set.range(..key).next_back().map(|c| c.2);
-        let next = set
-            .range((Bound::Excluded(key), Bound::Unbounded))
-            .next()
-            .map(|c| c.2);
-        [prev, next]
+        self.search.threads.neighbours(slot)
     }
 
-    /// The neighbours of each slot of `base`, as symmetric links: `base`'s own, and the
-    /// reverse link on each neighbour. Neighbours not in `base` appear with the link back.
-    pub(crate) fn context_links(&self, base: impl Iterator<Item = Slot>) -> Links {
-        let mut links: Links = BTreeMap::new();
-        for slot in base {
+    /// The thread neighbours of `lenders`, each once, in slot order.
+    pub(crate) fn context_pool(&self, lenders: impl Iterator<Item = Slot>) -> Vec<Slot> {
+        let mut out: Vec<Slot> = lenders
+            .flat_map(|s| self.thread_neighbours(s))
+            .flatten()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Adds to each member of `scores` `beta ·` the best `own` score of its two thread
+    /// neighbours. A neighbour outside `own`, or with a negative score, lends nothing.
+    pub(crate) fn borrow(
+        &self,
+        own: &BTreeMap<Slot, f32>,
+        scores: &mut BTreeMap<Slot, f32>,
+        beta: f32,
+    ) {
+        let of = |s: Option<Slot>| s.and_then(|s| own.get(&s).copied()).unwrap_or(0.0);
+        for (&slot, s) in scores.iter_mut() {
             let [prev, next] = self.thread_neighbours(slot);
-            let own = links.entry(slot).or_default();
-            own[0] = prev;
-            own[1] = next;
-            if let Some(p) = prev {
-                links.entry(p).or_default()[1] = Some(slot);
-            }
-            if let Some(n) = next {
-                links.entry(n).or_default()[0] = Some(slot);
-            }
+            *s += beta * of(prev).max(of(next)).max(0.0);
         }
-        links
     }
-}
 
-impl Store {
-    /// Adds `gamma ·` the best of `own` in each member's thread to its `scores`.
+    /// Adds to each member of `scores` `gamma ·` the best `own` score in its thread.
     pub(crate) fn scope(
         &self,
         own: &BTreeMap<Slot, f32>,
         scores: &mut BTreeMap<Slot, f32>,
         gamma: f32,
     ) {
-        let thread = |slot: Slot| self.slot(slot).map(|r| r.thread.as_str());
-        let mut best: BTreeMap<&str, f32> = BTreeMap::new();
+        let thread = |slot: Slot| self.search.threads.thread_of(slot);
+        let mut best: BTreeMap<u32, f32> = BTreeMap::new();
         for (&slot, &s) in own {
             if let Some(t) = thread(slot) {
                 let b = best.entry(t).or_insert(s);
@@ -93,27 +83,9 @@ impl Store {
             }
         }
         for (&slot, s) in scores.iter_mut() {
-            if let Some(b) = thread(slot).and_then(|t| best.get(t)) {
+            if let Some(b) = thread(slot).and_then(|t| best.get(&t)) {
                 *s += gamma * b.max(0.0);
             }
         }
     }
-}
-
-/// The context scores: each of `scores`' members plus `beta` times its best linked member's
-/// score. A neighbour without a score, or with a negative one, lends nothing.
-pub(crate) fn borrow(
-    scores: &BTreeMap<Slot, f32>,
-    links: &Links,
-    beta: f32,
-) -> BTreeMap<Slot, f32> {
-    let of = |s: Option<Slot>| s.and_then(|s| scores.get(&s).copied()).unwrap_or(0.0);
-    scores
-        .iter()
-        .map(|(&slot, &own)| {
-            let [prev, next] = links.get(&slot).copied().unwrap_or_default();
-            let lent = of(prev).max(of(next)).max(0.0);
-            (slot, own + beta * lent)
-        })
-        .collect()
 }

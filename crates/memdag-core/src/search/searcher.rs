@@ -3,8 +3,8 @@
 //! 1. Validate: a query needs text or an embedding; `k` in 1..=[`MAX_K`]; text at most
 //!    [`MAX_QUERY_BYTES`]; a vector finite, non-zero, in the store's dimension.
 //! 2. Collect candidates from each signal with the filter applied inside the index walk.
-//! 3. Context ([`super::context`]): add the thread neighbours of every candidate that pass
-//!    the filter to the pool.
+//! 3. Context ([`super::context`]): add to the pool the thread neighbours that pass the
+//!    filter of the candidates in the top `max(k, 10)` of either signal.
 //! 4. Give every pool member the exact score of each signal it lacks (BM25 by postings
 //!    lookup, cosine by one dot product); hybrid fuses them (weighted min-max or RRF).
 //! 5. Context: each member borrows `β ·` its best neighbour's score, and gains `γ ·` the best
@@ -20,7 +20,6 @@ use std::format;
 use std::vec::Vec;
 
 use super::analyzer::terms;
-use super::context::{borrow, Links};
 use super::embed::{embed, BUILTIN_DIMENSION};
 use super::filter::Compiled;
 use super::query::{
@@ -30,7 +29,6 @@ use super::snippet::snippet;
 use super::topk::TopK;
 use crate::error::{Error, Result};
 use crate::store::{Slot, Store};
-use std::collections::BTreeMap as Map;
 
 /// Candidates taken from each signal before fusion: at least this many, or `2·k`.
 const MIN_CANDIDATES: usize = 50;
@@ -129,21 +127,20 @@ impl Store {
                 c.vector_rank = Some(rank + 1);
             }
         }
-        let links: Links = if q.context > 0.0 {
+        let context = q.context > 0.0;
+        if context {
             // Lenders: the candidates in the top `max(k, MIN_LENDERS)` of either signal. A
-            // weaker one could seldom lift a neighbour into the top k, and each costs a
-            // thread lookup and its neighbours' exact scores.
+            // weaker one could seldom lift a neighbour into the top k, and each neighbour
+            // costs its exact scores.
             let top = q.k.max(MIN_LENDERS);
             let strong = |c: &Cand| {
                 c.text_rank.is_some_and(|r| r <= top) || c.vector_rank.is_some_and(|r| r <= top)
             };
-            self.context_links(cands.iter().filter(|(_, c)| strong(c)).map(|(&s, _)| s))
-        } else {
-            Links::new()
-        };
-        for &slot in links.keys() {
-            if !cands.contains_key(&slot) && keep(slot) {
-                cands.insert(slot, Cand::default());
+            let lenders = cands.iter().filter(|(_, c)| strong(c)).map(|(&s, _)| s);
+            for slot in self.context_pool(lenders) {
+                if !cands.contains_key(&slot) && keep(slot) {
+                    cands.insert(slot, Cand::default());
+                }
             }
         }
         // Complete each candidate's missing signal exactly.
@@ -158,16 +155,16 @@ impl Store {
         }
         let both = tq.as_ref().is_some_and(|t| !t.terms.is_empty()) && qvec.is_some();
         let mut scores = fuse(&cands, q, both);
-        if !links.is_empty() {
+        if context {
             // A neighbour without the mode's signal is still in the pool, at 0 of its own.
             for &slot in cands.keys() {
                 scores.entry(slot).or_insert(0.0);
             }
         }
-        if !links.is_empty() || q.thread_scope > 0.0 {
-            let own: Map<Slot, f32> = scores.clone();
-            if !links.is_empty() {
-                scores = borrow(&own, &links, q.context);
+        if context || q.thread_scope > 0.0 {
+            let own: BTreeMap<Slot, f32> = scores.clone();
+            if context {
+                self.borrow(&own, &mut scores, q.context);
             }
             if q.thread_scope > 0.0 {
                 self.scope(&own, &mut scores, q.thread_scope);
