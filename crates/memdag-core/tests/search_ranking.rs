@@ -156,6 +156,11 @@ fn thread_order_is_time_then_insertion() {
     let [p, n] = s.thread_neighbours(slot("late"));
     assert_eq!((id(p), id(n)), (Some("same2".into()), None));
     assert_eq!(s.thread_neighbours(slot("other")), [None, None]);
+    // A delete links its neighbours to each other.
+    let (same1, same2, early, late) = (slot("same1"), slot("same2"), slot("early"), slot("late"));
+    s.delete("same1").unwrap();
+    assert_eq!(s.thread_neighbours(same2), [Some(early), Some(late)]);
+    assert_eq!(s.thread_neighbours(same1), [None, None]);
 }
 
 #[test]
