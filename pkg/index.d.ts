@@ -230,13 +230,20 @@ export interface SearchQuery {
   k?: number;
   filter?: SearchFilter;
   fusion?: 'weighted' | 'rrf';
-  /** Weight of the vector signal in weighted fusion, default 0.7. */
+  /** Weight of the vector signal in weighted fusion, default 0.5. */
   vectorWeight?: number;
   rrfK?: number;
   minScore?: number | null;
+  /** Share of its best thread neighbour's score a record borrows, 0 to 1 (default 0.5; 0: off). */
+  context?: number;
+  /** Share of the best score in its thread a record gains, 0 to 1 (default 0.25; 0: off). */
+  threadScope?: number;
+  /** Drop English function words from the BM25 query (default true). */
+  dropStopwords?: boolean;
   /** Keep one of hits with identical input and output (default true). */
   dedup?: boolean;
-  bm25?: { k1?: number; b?: number; weights?: { input?: number; output?: number; compact?: number; steps?: number } };
+  /** BM25F; `keys` weighs the derived keys (user, date forms of `createdAt`), 0 turns them off. */
+  bm25?: { k1?: number; b?: number; weights?: { input?: number; output?: number; compact?: number; steps?: number; keys?: number } };
   ef?: number | null;
   snippets?: boolean;
 }

@@ -4,6 +4,11 @@
 //! [--no-rebuild]`: runs the Mode-2 search workload natively and prints a table, or with
 //! `--json` one JSON object per size and one for LoCoMo recall. `--only bm25|vector|hybrid` times
 //! one query kind alone (bm25 on text-only stores), for profiling one path.
+//!
+//! `--locomo` prints the retrieval-quality report instead of timing anything: every ranking
+//! technique alone and together, per conversation and per question category, the Mode-1
+//! `recall_evidence_at_2000` row and the Chinese check. `--cli PATH` adds the same rows
+//! through the `memdag` binary at PATH (`memdag ingest` + `memdag search --batch`).
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -12,6 +17,7 @@ use std::time::Instant;
 use crate::corpus::{synthetic_texts, Rng};
 use crate::locomo::{self, Conversation};
 use crate::workload::{bm25_query, build, hybrid_query, percentile, vector_query};
+use crate::{cli_path, zh};
 use crate::{run_size, table, Options};
 
 static EPOCH: OnceLock<Instant> = OnceLock::new();
@@ -28,6 +34,8 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/locomo-dev");
     let mut opts = Options::default();
     let mut only: Option<String> = None;
+    let mut report = false;
+    let mut memdag: Option<PathBuf> = None;
     let mut args = args.into_iter();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -46,8 +54,10 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             }
             "--no-rebuild" => opts.measure_rebuild = false,
             "--only" => only = args.next(),
+            "--locomo" => report = true,
+            "--cli" => memdag = args.next().map(PathBuf::from),
             "-h" | "--help" => {
-                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid]");
+                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--locomo [--cli PATH]]");
                 return 0;
             }
             other => {
@@ -63,11 +73,21 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             let questions =
                 std::fs::read_to_string(data.join(format!("{c}.questions.jsonl"))).ok()?;
             Some(Conversation {
+                name: c.to_string(),
                 turns_jsonl: turns,
                 questions_jsonl: questions,
             })
         })
         .collect();
+    if report {
+        return match quality_report(&convs, memdag.as_deref(), json) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("bench: {e}");
+                1
+            }
+        };
+    }
     let (base, questions) = if convs.is_empty() {
         eprintln!(
             "no LoCoMo data at {}: using a synthetic text corpus",
@@ -140,27 +160,97 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
         }
         reports.push(r);
     }
-    let recall = if convs.is_empty() {
-        Vec::new()
+    let (recall, mode1) = if convs.is_empty() {
+        (Vec::new(), Vec::new())
     } else {
-        locomo::evaluate(&convs).unwrap_or_else(|e| panic!("locomo: {e}"))
+        let loaded = locomo::load(&convs).unwrap_or_else(|e| panic!("locomo: {e}"));
+        (
+            locomo::evaluate(&convs).unwrap_or_else(|e| panic!("locomo: {e}")),
+            locomo::recall_evidence_at_2000(&loaded).unwrap_or_else(|e| panic!("locomo: {e}")),
+        )
     };
     if json {
         if !recall.is_empty() {
             println!(
                 "{}",
-                serde_json::json!({ "locomo": recall, "runtime": "native" })
+                serde_json::json!({ "locomo": recall, "recall_evidence_at_2000": mode1,
+                                    "runtime": "native" })
             );
         }
     } else {
-        println!("{}", table::sizes(&reports));
+        if !reports.is_empty() {
+            println!("{}", table::sizes(&reports));
+        }
         if !recall.is_empty() {
             println!(
-                "LoCoMo dev evidence recall ({})\n{}",
+                "LoCoMo dev evidence recall ({})\n{}\n{}",
                 data.display(),
-                table::recall(&recall)
+                table::recall(&recall),
+                mode1_line(&mode1)
             );
         }
     }
     0
+}
+
+/// `recall_evidence_at_2000` per conversation and over all, on one line.
+fn mode1_line(rows: &[(String, f64, usize)]) -> String {
+    let parts: Vec<String> = rows
+        .iter()
+        .map(|(c, r, n)| format!("{c} {r:.3} ({n} q)"))
+        .collect();
+    format!("recall_evidence_at_2000 (mode 1): {}", parts.join(", "))
+}
+
+/// The retrieval-quality report (`--locomo`).
+fn quality_report(
+    convs: &[Conversation],
+    memdag: Option<&std::path::Path>,
+    json: bool,
+) -> Result<(), String> {
+    if convs.is_empty() {
+        return Err("no LoCoMo data (use --data DIR)".into());
+    }
+    let loaded = locomo::load(convs)?;
+    let variants = locomo::variants();
+    let rows = locomo::evaluate_variants(&loaded, &variants)?;
+    let mode1 = locomo::recall_evidence_at_2000(&loaded)?;
+    let chinese = zh::evaluate()?;
+    let cli = match memdag {
+        Some(bin) => Some(cli_path::evaluate(bin, convs)?),
+        None => None,
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "variants": rows, "recall_evidence_at_2000": mode1,
+                                "chinese": chinese, "cli": cli })
+        );
+        return Ok(());
+    }
+    println!(
+        "LoCoMo dev evidence recall, {} questions, by technique\n{}",
+        rows.first().map_or(0, |r| r.all.questions),
+        table::variants(&rows)
+    );
+    for (mode, _) in locomo::MODES {
+        println!(
+            "Per question category ({mode})\n{}",
+            table::categories(&rows, mode)
+        );
+    }
+    println!("{}\n", mode1_line(&mode1));
+    println!(
+        "Chinese check ({} questions over {} turns written for it)\n{}",
+        chinese.first().map_or(0, |r| r.questions),
+        zh::TURNS,
+        table::recall(&chinese)
+    );
+    if let Some(cli) = cli {
+        println!(
+            "CLI path (memdag ingest + memdag search --batch, default options)\n{}",
+            table::recall(&cli)
+        );
+    }
+    Ok(())
 }

@@ -11,10 +11,13 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli_path;
 pub mod corpus;
 pub mod locomo;
 pub mod table;
 pub mod workload;
+pub mod zh;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

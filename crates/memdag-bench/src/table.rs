@@ -1,6 +1,6 @@
 //! Plain-text tables of the reports.
 
-use crate::locomo::Recall;
+use crate::locomo::{Recall, VariantRecall};
 use crate::workload::SizeReport;
 
 /// The size reports as a Markdown table.
@@ -38,12 +38,69 @@ pub fn sizes(reports: &[SizeReport]) -> String {
 
 /// LoCoMo evidence recall as a Markdown table.
 pub fn recall(rows: &[Recall]) -> String {
-    let mut s = String::from("| method | questions | R@5 | R@10 | R@25 |\n|---|---|---|---|---|\n");
+    let mut s = String::from(
+        "| method | questions | R@5 | R@10 | R@25 | R@50 |\n|---|---|---|---|---|---|\n",
+    );
     for r in rows {
         s.push_str(&format!(
-            "| {} | {} | {:.3} | {:.3} | {:.3} |\n",
-            r.mode, r.questions, r.r5, r.r10, r.r25
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
+            r.mode, r.questions, r.r5, r.r10, r.r25, r.r50
         ));
+    }
+    s
+}
+
+/// Every variant in every mode: R@5..R@50 over all questions, R@10 per conversation.
+pub fn variants(rows: &[VariantRecall]) -> String {
+    let convs: Vec<&str> = rows
+        .first()
+        .map(|r| r.conversations.iter().map(|c| c.0.as_str()).collect())
+        .unwrap_or_default();
+    let mut s = String::from("| technique | mode | R@5 | R@10 | R@25 | R@50 |");
+    for c in &convs {
+        s.push_str(&format!(" {c} R@10 |"));
+    }
+    s.push_str("\n|---|---|---|---|---|---|");
+    s.push_str(&"---|".repeat(convs.len()));
+    s.push('\n');
+    for r in rows {
+        let a = &r.all;
+        s.push_str(&format!(
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            r.variant, r.mode, a.r5, a.r10, a.r25, a.r50
+        ));
+        for c in &r.conversations {
+            s.push_str(&format!(" {:.3} |", c.1.r10));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// R@10 (and R@50) per question category, one row per variant, for one mode.
+pub fn categories(rows: &[VariantRecall], mode: &str) -> String {
+    let cats: Vec<(String, usize)> = rows
+        .first()
+        .map(|r| {
+            r.categories
+                .iter()
+                .map(|c| (c.0.clone(), c.1.questions))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut s = format!("| technique ({mode}) |");
+    for (c, n) in &cats {
+        s.push_str(&format!(" {c} ({n}) R@10 / R@50 |"));
+    }
+    s.push_str("\n|---|");
+    s.push_str(&"---|".repeat(cats.len()));
+    s.push('\n');
+    for r in rows.iter().filter(|r| r.mode == mode) {
+        s.push_str(&format!("| {} |", r.variant));
+        for c in &r.categories {
+            s.push_str(&format!(" {:.3} / {:.3} |", c.1.r10, c.1.r50));
+        }
+        s.push('\n');
     }
     s
 }

@@ -26,7 +26,9 @@ fn conversations(turns: Vec<String>, questions: Vec<String>) -> Vec<Conversation
     turns
         .into_iter()
         .zip(questions)
-        .map(|(t, q)| Conversation {
+        .enumerate()
+        .map(|(i, (t, q))| Conversation {
+            name: format!("conversation {}", i + 1),
             turns_jsonl: t,
             questions_jsonl: q,
         })

@@ -236,8 +236,15 @@ pub fn measure(
     let mut exact = Vec::new();
     let (mut found, mut total) = (0usize, 0usize);
     for v in vqs {
-        let (ms, hits) = time(&vector_query(v, None));
-        vector.push(ms);
+        vector.push(time(&vector_query(v, None)).0);
+        // The graph's recall against the exact scan: nearest neighbours alone, no context.
+        let hits = store
+            .search(&SearchQuery {
+                context: 0.0,
+                thread_scope: 0.0,
+                ..vector_query(v, None)
+            })
+            .expect("search");
         let t = clock();
         let truth = store.search_index().vectors().exact(v, 10);
         exact.push(clock() - t);

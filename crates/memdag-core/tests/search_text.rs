@@ -27,10 +27,13 @@ fn ids(store: &Store, q: &SearchQuery) -> Vec<String> {
         .collect()
 }
 
+/// A BM25 query for what matches: without thread context, which adds the neighbours of
+/// matches (see search_ranking.rs).
 fn text(t: &str) -> SearchQuery {
     SearchQuery {
         text: t.into(),
         mode: SearchMode::Bm25,
+        context: 0.0,
         ..Default::default()
     }
 }
@@ -320,7 +323,7 @@ fn top_k_matches_exhaustive_scoring() {
         "x1 the",
         "book camp the a",
     ] {
-        let tq = index.query(q);
+        let tq = index.query(q, false);
         for k in [1, 5, 20] {
             let got: Vec<(u32, f32)> = index
                 .search(&tq, &params, k, |_| true)

@@ -60,6 +60,9 @@ fn vq(v: &[f32], k: usize) -> SearchQuery {
         embedding: Some(v.to_vec()),
         mode: SearchMode::Vector,
         k,
+        // Nearest neighbours alone: no thread context.
+        context: 0.0,
+        thread_scope: 0.0,
         ..Default::default()
     }
 }

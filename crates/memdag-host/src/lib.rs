@@ -51,8 +51,8 @@ pub use bindings::exports::memdag::core::context::{
 };
 pub use bindings::exports::memdag::core::memory::{Compactor, Embeddings, ToolResults};
 pub use bindings::memdag::core::query::{
-    Encoding, Fusion, GrepMatch, GrepQuery, Recall, RecallItem, RecallQuery, RecallSection,
-    SearchFilter, SearchHit, SearchMode, SearchQuery,
+    Encoding, FieldWeights, Fusion, GrepMatch, GrepQuery, Recall, RecallItem, RecallQuery,
+    RecallSection, SearchFilter, SearchHit, SearchMode, SearchQuery,
 };
 pub use bindings::memdag::core::types::{
     CompactNode, Error as MemoryError, NewTurn, Record, Section, Step,
@@ -95,6 +95,11 @@ pub fn search_query(text: &str, mode: SearchMode, k: u32) -> SearchQuery {
         vector_weight: None,
         rrf_k: None,
         min_score: None,
+        context: None,
+        thread_scope: None,
+        drop_stopwords: None,
+        derived_keys: None,
+        field_weights: None,
         dedup: None,
         snippets: None,
     }

@@ -132,6 +132,39 @@ fn ingest_search_grep_recall_show_and_dag() {
     assert_eq!(lines[1]["query"], "q2");
     assert_eq!(lines[1]["ids"][0], "d");
 
+    // Ranking options: "mei" is only c's user, a derived key.
+    let ids = |out: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(out).unwrap();
+        v["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    let mei = ["search", "mei", "--mode", "bm25", "--json"];
+    assert_eq!(ids(&ok(memdag(&store).args(mei))), ["c"]);
+    let off = ok(memdag(&store).args(mei).args(["--derived-keys", "off"]));
+    assert!(ids(&off).is_empty(), "{off}");
+    let weights = ok(memdag(&store).args(mei).args(["--field-weights", "keys=0"]));
+    assert!(ids(&weights).is_empty(), "{weights}");
+    let all_off = [
+        "--fusion",
+        "rrf",
+        "--vector-weight",
+        "0.7",
+        "--rrf-k",
+        "30",
+        "--context",
+        "0",
+        "--thread-scope",
+        "0",
+        "--stopwords",
+        "off",
+    ];
+    assert_eq!(ids(&ok(memdag(&store).args(mei).args(all_off))), ["c"]);
+    failed(memdag(&store).args(["search", "x", "--stopwords", "maybe"]));
+
     let grep = ok(memdag(&store).args(["grep", r"deadline \w+"]));
     assert_eq!(grep.trim(), "a  steps[0].result:1  deadline exceeded");
 

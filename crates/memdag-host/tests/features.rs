@@ -50,7 +50,15 @@ fn search_covers_every_mode_and_filter() {
         .search(&search_query("rollout timeout", SearchMode::Bm25, 3))
         .unwrap();
     assert_eq!(hits[0].id, "d2", "{hits:?}");
-    assert!(hits.iter().all(|h| h.bm25.is_some() && h.vector.is_none()));
+    assert!(hits.iter().all(|h| h.vector.is_none()));
+    // A bm25 hit without a query term is there by thread context alone.
+    let mut flat = search_query("rollout timeout", SearchMode::Bm25, 3);
+    flat.context = Some(0.0);
+    assert!(memory
+        .search(&flat)
+        .unwrap()
+        .iter()
+        .all(|h| h.bm25.is_some()));
     assert!(hits[0].snippet.contains('«'), "{}", hits[0].snippet);
 
     // The built-in embedder gives every turn a vector, so vector and hybrid work out of the box.
@@ -75,12 +83,56 @@ fn search_covers_every_mode_and_filter() {
     assert!(memory.search(&q).unwrap().is_empty());
     q.filter.user = Some("mei".into());
     q.filter.thread = Some("travel".into());
+    // t1 passes the filter too and comes just before t2 in its thread: context brings it in.
+    assert_eq!(ids_of(&memory.search(&q).unwrap()), ["t2", "t1"]);
+    q.context = Some(0.0);
     assert_eq!(ids_of(&memory.search(&q).unwrap()), ["t2"]);
 
     let err = memory
         .search(&search_query("x", SearchMode::Bm25, 0))
         .unwrap_err();
     assert_eq!(err.code(), Some("INVALID_INPUT"), "{err}");
+}
+
+#[test]
+fn ranking_options_cross_the_boundary() {
+    let mut memory = runtime().open(MemKv::default(), None).unwrap();
+    session(&mut memory);
+    // Thread context: d3, which never says "rollout", follows d2 in its thread.
+    let q = search_query("rollout", SearchMode::Bm25, 10);
+    let default = memory.search(&q).unwrap();
+    assert!(ids_of(&default).contains(&"d3"), "{default:?}");
+    let mut flat = q.clone();
+    flat.context = Some(0.0);
+    flat.thread_scope = Some(0.0);
+    let hits = memory.search(&flat).unwrap();
+    let mut got = ids_of(&hits);
+    got.sort();
+    assert_eq!(got, ["d1", "d2"]);
+    // Derived keys: mei's turns never say her name.
+    let q = search_query("mei", SearchMode::Bm25, 10);
+    let hits = memory.search(&q).unwrap();
+    let mut got = ids_of(&hits);
+    got.sort();
+    assert_eq!(got, ["t1", "t2"]);
+    let mut off = q.clone();
+    off.derived_keys = Some(false);
+    assert!(memory.search(&off).unwrap().is_empty());
+    let mut zero = q.clone();
+    zero.field_weights = Some(memdag_host::FieldWeights {
+        input: None,
+        output: None,
+        compact: None,
+        steps: None,
+        keys: Some(0.0),
+    });
+    assert!(memory.search(&zero).unwrap().is_empty());
+    let mut bad = q;
+    bad.context = Some(2.0);
+    assert_eq!(
+        memory.search(&bad).unwrap_err().code(),
+        Some("INVALID_INPUT")
+    );
 }
 
 fn ids_of(hits: &[memdag_host::SearchHit]) -> Vec<&str> {

@@ -5,7 +5,7 @@
 
 use memdag_core::recall::{Recall, RecallItem, RecallQuery, RecallSection};
 use memdag_core::search::{
-    Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery,
+    FieldWeights, Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery,
 };
 use memdag_core::tokens::Encoding;
 
@@ -19,6 +19,20 @@ pub fn count(n: usize) -> u32 {
 /// A WIT search query as the core's.
 pub fn search_query(q: wit::SearchQuery) -> SearchQuery {
     let d = SearchQuery::default();
+    let mut bm25 = d.bm25;
+    if let Some(w) = q.field_weights {
+        let f = bm25.weights;
+        bm25.weights = FieldWeights {
+            input: w.input.unwrap_or(f.input),
+            output: w.output.unwrap_or(f.output),
+            compact: w.compact.unwrap_or(f.compact),
+            steps: w.steps.unwrap_or(f.steps),
+            keys: w.keys.unwrap_or(f.keys),
+        };
+    }
+    if q.derived_keys == Some(false) {
+        bm25.weights.keys = 0.0;
+    }
     SearchQuery {
         text: q.text,
         embedding: q.embedding,
@@ -36,6 +50,10 @@ pub fn search_query(q: wit::SearchQuery) -> SearchQuery {
         vector_weight: q.vector_weight.unwrap_or(d.vector_weight),
         rrf_k: q.rrf_k.unwrap_or(d.rrf_k),
         min_score: q.min_score,
+        context: q.context.unwrap_or(d.context),
+        thread_scope: q.thread_scope.unwrap_or(d.thread_scope),
+        drop_stopwords: q.drop_stopwords.unwrap_or(d.drop_stopwords),
+        bm25,
         dedup: q.dedup.unwrap_or(d.dedup),
         snippets: q.snippets.unwrap_or(d.snippets),
         ..d

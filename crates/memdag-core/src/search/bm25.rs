@@ -11,6 +11,11 @@
 //! ```
 //! The index keeps raw frequencies and lengths, so `k1`, `b` and the weights are chosen per
 //! query at no cost.
+//!
+//! The derived keys of a record ([`super::keys`]) are a fifth field kept in postings of their
+//! own, so the raw fields' postings stay as small as they were. Their part is scored on its
+//! own, with the same `k1` and `b` and the weight `w_keys`, and added to the score:
+//! `Σ_{t ∈ q} idf_keys(t) · tf~_keys · (k1 + 1) / (k1 + tf~_keys)`.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +43,8 @@ pub struct FieldWeights {
     pub output: f32,
     pub compact: f32,
     pub steps: f32,
+    /// The derived keys (user, calendar forms of `created_at`); 0 turns them off.
+    pub keys: f32,
 }
 
 impl Default for FieldWeights {
@@ -47,6 +54,7 @@ impl Default for FieldWeights {
             output: 1.0,
             compact: 1.0,
             steps: 0.5,
+            keys: 1.0,
         }
     }
 }
@@ -84,6 +92,8 @@ impl Bm25Params {
             && self.k1 >= 0.0
             && (0.0..=1.0).contains(&self.b)
             && w.iter().all(|x| x.is_finite() && *x >= 0.0)
+            && self.weights.keys.is_finite()
+            && self.weights.keys >= 0.0
     }
 }
 
@@ -98,24 +108,45 @@ pub struct Bm25Weight {
     /// `b / avglen_f` for each field (0 when the field is empty everywhere).
     per_len: [f32; FIELDS],
     docs: f32,
+    /// `w_keys` and `b / avglen_keys`.
+    keys_weight: f32,
+    keys_per_len: f32,
 }
 
 impl Bm25Weight {
-    /// Statistics for a collection of `docs` documents whose field lengths sum to `total_len`.
-    pub fn new(params: &Bm25Params, docs: u32, total_len: &[u64; FIELDS]) -> Self {
-        let mut per_len = [0.0; FIELDS];
-        for f in 0..FIELDS {
-            if docs > 0 && total_len[f] > 0 {
-                per_len[f] = params.b * docs as f32 / total_len[f] as f32;
+    /// Statistics for a collection of `docs` documents whose field lengths sum to `total_len`
+    /// and whose derived keys sum to `keys_len` terms.
+    pub fn new(params: &Bm25Params, docs: u32, total_len: &[u64; FIELDS], keys_len: u64) -> Self {
+        let per = |total: u64| {
+            if docs > 0 && total > 0 {
+                params.b * docs as f32 / total as f32
+            } else {
+                0.0
             }
-        }
+        };
         Bm25Weight {
             k1: params.k1,
             weight: params.weights.as_array(),
             base: 1.0 - params.b,
-            per_len,
+            per_len: total_len.map(per),
             docs: docs as f32,
+            keys_weight: params.weights.keys,
+            keys_per_len: per(keys_len),
         }
+    }
+
+    /// Whether the derived keys count at all.
+    pub fn uses_keys(&self) -> bool {
+        self.keys_weight > 0.0
+    }
+
+    /// The score of one term in one document's derived keys, before multiplying by its
+    /// `idf` among the keys.
+    #[inline]
+    pub fn keys_part(&self, tf: u8, len: u32) -> f32 {
+        let norm = self.base + self.keys_per_len * len as f32;
+        let t = self.keys_weight * f32::from(tf) / norm.max(1e-6);
+        t * (self.k1 + 1.0) / (self.k1 + t).max(1e-6)
     }
 
     /// The inverse document frequency of a term found in `df` documents.
@@ -144,11 +175,26 @@ mod tests {
 
     #[test]
     fn rarer_terms_and_shorter_fields_score_higher() {
-        let w = Bm25Weight::new(&Bm25Params::default(), 100, &[1000, 1000, 0, 0]);
+        let w = Bm25Weight::new(&Bm25Params::default(), 100, &[1000, 1000, 0, 0], 500);
         assert!(w.idf(1) > w.idf(50));
         let short = w.tf_part(&[1, 0, 0, 0], &[5, 10, 0, 0]);
         let long = w.tf_part(&[1, 0, 0, 0], &[50, 10, 0, 0]);
         assert!(short > long && long > 0.0);
+        assert!(w.uses_keys() && w.keys_part(1, 5) > 0.0);
+        let off = FieldWeights {
+            keys: 0.0,
+            ..Default::default()
+        };
+        let w = Bm25Weight::new(
+            &Bm25Params {
+                weights: off,
+                ..Default::default()
+            },
+            100,
+            &[1000, 1000, 0, 0],
+            500,
+        );
+        assert!(!w.uses_keys() && w.keys_part(1, 5) == 0.0);
         assert!(!Bm25Params {
             b: 2.0,
             ..Default::default()

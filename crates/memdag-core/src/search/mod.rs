@@ -11,7 +11,10 @@
 //!   are persisted (see [`persist`]), so opening a stored memory never rebuilds the graph;
 //! - [`embed`]: the built-in lexical embedder, used when the host gives no vectors and
 //!   [`SearchIndex::set_auto_embed`] is on;
-//! - [`searcher`]: runs a query (filters inside, fusion, `min_score`, dedup, [`snippet`]s);
+//! - [`keys`]: the derived keys of a record (user, calendar forms of `created_at`), indexed
+//!   beside its text; [`stopwords`]: the function words a query drops;
+//! - [`searcher`]: runs a query (filters inside, fusion, [`context`] from the thread,
+//!   `min_score`, dedup, [`snippet`]s);
 //! - [`grep`]: regular expressions over the raw logs.
 //!
 //! Tie-breaking everywhere is by insertion order, so equal inputs give equal outputs, and a
@@ -23,17 +26,21 @@
 
 pub mod analyzer;
 pub mod bm25;
+pub mod context;
 pub mod distance;
 pub mod embed;
 pub mod filter;
 mod graph;
 pub mod grep;
 pub mod hnsw;
+pub mod keys;
 pub mod persist;
 pub mod postings;
 pub mod query;
 pub mod searcher;
 pub mod snippet;
+pub mod stopwords;
+pub mod threads;
 pub mod topk;
 pub mod vectors;
 
@@ -52,6 +59,8 @@ use crate::store::Slot;
 pub struct SearchIndex {
     pub(crate) text: postings::InvertedIndex,
     pub(crate) vectors: vectors::VectorIndex,
+    /// Each record's thread and neighbours, for thread context.
+    pub(crate) threads: threads::ThreadOrder,
     /// A hash of each slot's input and output, for dedup.
     content: Vec<u64>,
     /// Embed turns without an embedding with the built-in embedder.
@@ -90,6 +99,7 @@ impl SearchIndex {
     /// Returns the graph nodes whose links changed.
     pub(crate) fn add(&mut self, slot: Slot, record: &Record, vector: Option<&[f32]>) -> Vec<u32> {
         self.text.add(slot, record);
+        self.threads.add(slot, record);
         if self.content.len() <= slot as usize {
             self.content.resize(slot as usize + 1, 0);
         }
@@ -104,6 +114,7 @@ impl SearchIndex {
     /// nodes whose links were repaired.
     pub(crate) fn remove(&mut self, slot: Slot, record: &Record) -> Option<(u32, Vec<u32>)> {
         self.text.remove(slot, record);
+        self.threads.remove(slot, record);
         self.vectors.remove(slot)
     }
 
@@ -124,7 +135,10 @@ impl SearchIndex {
 
     /// Approximate heap bytes of the indexes (text, vectors and graph).
     pub fn heap_bytes(&self) -> usize {
-        self.text.heap_bytes() + self.vectors.heap_bytes() + self.content.capacity() * 8
+        self.text.heap_bytes()
+            + self.vectors.heap_bytes()
+            + self.threads.heap_bytes()
+            + self.content.capacity() * 8
     }
 }
 

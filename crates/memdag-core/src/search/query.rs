@@ -84,12 +84,23 @@ pub struct SearchQuery {
     pub k: usize,
     pub filter: SearchFilter,
     pub fusion: Fusion,
-    /// Weight of the vector signal in weighted fusion, 0 to 1 (default 0.7).
+    /// Weight of the vector signal in weighted fusion, 0 to 1 (default 0.5: both signals
+    /// count equally).
     pub vector_weight: f32,
     /// The `k` constant of reciprocal-rank fusion (default 60).
     pub rrf_k: f32,
-    /// Drop hits scoring below this (in the mode's own score: BM25, cosine or fused).
+    /// Drop hits scoring below this (in the mode's own score: BM25, cosine or fused, with
+    /// what it borrows from its thread when `context` or `thread_scope` is on).
     pub min_score: Option<f32>,
+    /// Thread context, 0 to 1 (default 0.5; 0 turns it off): a record's score borrows this
+    /// share of its best thread neighbour's score. See [`crate::search::context`].
+    pub context: f32,
+    /// Thread scope, 0 to 1 (default 0.25; 0 turns it off): a record gains this share of the
+    /// best score in its thread among the candidates. See [`crate::search::context`].
+    pub thread_scope: f32,
+    /// Drop English function words (`what`, `did`, `the`, ...) from the BM25 query unless
+    /// it has nothing else (default true). See [`crate::search::stopwords`].
+    pub drop_stopwords: bool,
     /// Keep only the best of hits whose input and output are identical (default true).
     pub dedup: bool,
     pub bm25: Bm25Params,
@@ -108,9 +119,12 @@ impl Default for SearchQuery {
             k: 10,
             filter: SearchFilter::default(),
             fusion: Fusion::Weighted,
-            vector_weight: 0.7,
+            vector_weight: 0.5,
             rrf_k: 60.0,
             min_score: None,
+            context: 0.5,
+            thread_scope: 0.25,
+            drop_stopwords: true,
             dedup: true,
             bm25: Bm25Params::default(),
             ef: None,
@@ -124,7 +138,9 @@ impl Default for SearchQuery {
 #[serde(default)]
 pub struct SearchHit {
     pub id: String,
-    /// The ranking score: BM25, cosine or fused, by mode.
+    /// The ranking score: BM25, cosine or fused, by mode, plus what the record borrows from
+    /// its thread neighbours ([`SearchQuery::context`]) and its thread's best
+    /// ([`SearchQuery::thread_scope`]).
     pub score: f32,
     /// The BM25 score, when a query term occurs in the record.
     pub bm25: Option<f32>,

@@ -3,9 +3,13 @@
 //! 1. Validate: a query needs text or an embedding; `k` in 1..=[`MAX_K`]; text at most
 //!    [`MAX_QUERY_BYTES`]; a vector finite, non-zero, in the store's dimension.
 //! 2. Collect candidates from each signal with the filter applied inside the index walk.
-//! 3. Hybrid: give every candidate both exact scores (BM25 by postings lookup, cosine by one
-//!    dot product), then fuse (weighted min-max or RRF).
-//! 4. Drop hits under `min_score`, dedup identical input+output, truncate to `k`, and cut
+//! 3. Context ([`super::context`]): add to the pool the thread neighbours that pass the
+//!    filter of the candidates in the top `max(k, 10)` of either signal.
+//! 4. Give every pool member the exact score of each signal it lacks (BM25 by postings
+//!    lookup, cosine by one dot product); hybrid fuses them (weighted min-max or RRF).
+//! 5. Context: each member borrows `β ·` its best neighbour's score, and gains `γ ·` the best
+//!    score in its thread (thread scope).
+//! 6. Drop hits under `min_score`, dedup identical input+output, truncate to `k`, and cut
 //!    snippets for the survivors only.
 //!
 //! A query whose text has no indexed term, or a store with no vectors, gives an empty signal,
@@ -28,6 +32,9 @@ use crate::store::{Slot, Store};
 
 /// Candidates taken from each signal before fusion: at least this many, or `2·k`.
 const MIN_CANDIDATES: usize = 50;
+/// Thread context looks up the neighbours of the candidates in the top `max(k, this)` of
+/// either signal.
+const MIN_LENDERS: usize = 10;
 /// Default HNSW search breadth.
 pub const DEFAULT_EF: usize = 64;
 
@@ -54,11 +61,13 @@ impl Store {
         }
         if !q.bm25.is_valid()
             || !(0.0..=1.0).contains(&q.vector_weight)
+            || !(0.0..=1.0).contains(&q.context)
+            || !(0.0..=1.0).contains(&q.thread_scope)
             || q.rrf_k.is_nan()
             || q.rrf_k < 0.0
         {
             return Err(Error::invalid(
-                "bm25 parameters, vector_weight or rrf_k out of range",
+                "bm25 parameters, vector_weight, context, thread_scope or rrf_k out of range",
             ));
         }
         if q.min_score.is_some_and(|s| s.is_nan()) {
@@ -86,7 +95,8 @@ impl Store {
                 "vector mode needs an embedding (or a store using the built-in embedder)",
             ));
         }
-        let tq = (q.mode != SearchMode::Vector && has_text).then(|| index.text.query(&q.text));
+        let tq = (q.mode != SearchMode::Vector && has_text)
+            .then(|| index.text.query(&q.text, q.drop_stopwords));
         let filter = Compiled::new(self, &q.filter);
         let keep = |s: Slot| filter.keep(s);
         let depth = (q.k * 2).clamp(MIN_CANDIDATES, MAX_K * 2);
@@ -117,6 +127,22 @@ impl Store {
                 c.vector_rank = Some(rank + 1);
             }
         }
+        let context = q.context > 0.0;
+        if context {
+            // Lenders: the candidates in the top `max(k, MIN_LENDERS)` of either signal. A
+            // weaker one could seldom lift a neighbour into the top k, and each neighbour
+            // costs its exact scores.
+            let top = q.k.max(MIN_LENDERS);
+            let strong = |c: &Cand| {
+                c.text_rank.is_some_and(|r| r <= top) || c.vector_rank.is_some_and(|r| r <= top)
+            };
+            let lenders = cands.iter().filter(|(_, c)| strong(c)).map(|(&s, _)| s);
+            for slot in self.context_pool(lenders) {
+                if !cands.contains_key(&slot) && keep(slot) {
+                    cands.insert(slot, Cand::default());
+                }
+            }
+        }
         // Complete each candidate's missing signal exactly.
         for (&slot, c) in cands.iter_mut() {
             if let (None, Some(tq)) = (c.bm25, &tq) {
@@ -128,7 +154,22 @@ impl Store {
             }
         }
         let both = tq.as_ref().is_some_and(|t| !t.terms.is_empty()) && qvec.is_some();
-        let scores = fuse(&cands, q, both);
+        let mut scores = fuse(&cands, q, both);
+        if context {
+            // A neighbour without the mode's signal is still in the pool, at 0 of its own.
+            for &slot in cands.keys() {
+                scores.entry(slot).or_insert(0.0);
+            }
+        }
+        if context || q.thread_scope > 0.0 {
+            let own: BTreeMap<Slot, f32> = scores.clone();
+            if context {
+                self.borrow(&own, &mut scores, q.context);
+            }
+            if q.thread_scope > 0.0 {
+                self.scope(&own, &mut scores, q.thread_scope);
+            }
+        }
 
         let mut top = TopK::new(cands.len());
         for (&slot, &s) in &scores {

@@ -15,10 +15,10 @@ commands:
                             ms, input, output; optional parents, steps, tags, importance,
                             embedding); turns already stored are skipped; progress on stderr
   search <QUERY>            ranked search [--mode bm25|vector|hybrid] [--k N] [--thread T]
-                            [--user U] [--json]
+                            [--user U] [--json] and the ranking options below
   search --batch <FILE>     one query per line (a JSON string, or {\"id\", \"text\",
                             \"embedding\", \"thread\", \"user\"}); prints one JSON line per query
-                            with the ranked ids and scores
+                            with the ranked ids and scores; takes the same options
   grep <PATTERN>            regular expression over raw logs [-i] [--field F]... [--json]
   recall                    the memory block for a new turn: --thread T --user U [--budget N]
                             [--query TEXT] [--json]
@@ -31,6 +31,19 @@ commands:
   bench [--sizes N,M] [--json]  the search and recall benchmark, run natively on the core
                             (10k and 100k generated records, LoCoMo recall); a measurement
   help                      this text
+
+ranking options of search (defaults: the core's, shown here):
+  --fusion weighted|rrf     how hybrid fuses BM25 and vectors (weighted)
+  --vector-weight <W>       vector share of weighted fusion, 0 to 1 (0.5)
+  --rrf-k <K>               the constant of reciprocal-rank fusion (60)
+  --context <B>             share of its best thread neighbour's score a turn borrows,
+                            0 to 1 (0.5; 0 turns thread context off)
+  --thread-scope <G>        share of the best score in its thread a turn gains, 0 to 1
+                            (0.25; 0 turns it off)
+  --stopwords on|off        drop English function words from the BM25 query (on)
+  --derived-keys on|off     match the derived keys: user, date forms of created_at (on)
+  --field-weights <LIST>    BM25F weights, e.g. input=1,output=1,compact=1,steps=0.5,keys=1
+                            (fields left out keep their default)
 
 options:
   --store <DIR>             the store directory (default ./memdag-demo-store)
@@ -95,7 +108,26 @@ pub struct Search {
     pub thread: Option<String>,
     pub user: Option<String>,
     pub json: bool,
+    pub ranking: Ranking,
 }
+
+/// The ranking options of a search; none keeps the core's default.
+#[derive(Debug, PartialEq, Default)]
+pub struct Ranking {
+    /// Reciprocal-rank fusion instead of weighted.
+    pub rrf: Option<bool>,
+    pub vector_weight: Option<f32>,
+    pub rrf_k: Option<f32>,
+    pub context: Option<f32>,
+    pub thread_scope: Option<f32>,
+    pub stopwords: Option<bool>,
+    pub derived_keys: Option<bool>,
+    /// (field name, weight) pairs: input, output, compact, steps, keys.
+    pub field_weights: Vec<(String, f32)>,
+}
+
+/// The BM25F fields `--field-weights` names.
+pub const FIELDS: [&str; 5] = ["input", "output", "compact", "steps", "keys"];
 
 /// Where the queries come from.
 #[derive(Debug, PartialEq)]
@@ -115,7 +147,7 @@ pub struct Args {
 }
 
 /// Flags that take a value.
-const VALUED: [&str; 14] = [
+const VALUED: [&str; 22] = [
     "--store",
     "--component",
     "--embed-cmd",
@@ -130,6 +162,14 @@ const VALUED: [&str; 14] = [
     "--field",
     "--depth",
     "-k",
+    "--fusion",
+    "--vector-weight",
+    "--rrf-k",
+    "--context",
+    "--thread-scope",
+    "--stopwords",
+    "--derived-keys",
+    "--field-weights",
 ];
 /// Flags without a value.
 const SWITCHES: [&str; 5] = ["--json", "--raw", "-i", "--help", "-h"];
@@ -156,6 +196,72 @@ impl Flags {
 
     fn has(&self, name: &str) -> bool {
         self.0.iter().any(|(f, _)| f == name)
+    }
+
+    fn real(
+        &self,
+        name: &str,
+        range: core::ops::RangeInclusive<f32>,
+    ) -> Result<Option<f32>, String> {
+        self.value(name)
+            .map(|s| match s.parse::<f32>() {
+                Ok(x) if range.contains(&x) => Ok(x),
+                _ => Err(format!(
+                    "{name}: {s:?} is not a number from {} to {}",
+                    range.start(),
+                    range.end()
+                )),
+            })
+            .transpose()
+    }
+
+    fn on_off(&self, name: &str) -> Result<Option<bool>, String> {
+        self.value(name)
+            .map(|s| match s.as_str() {
+                "on" => Ok(true),
+                "off" => Ok(false),
+                _ => Err(format!("{name}: {s:?}: use on or off")),
+            })
+            .transpose()
+    }
+
+    fn ranking(&self) -> Result<Ranking, String> {
+        let rrf = self
+            .value("--fusion")
+            .map(|f| match f.as_str() {
+                "weighted" => Ok(false),
+                "rrf" => Ok(true),
+                _ => Err(format!("--fusion {f:?}: use weighted or rrf")),
+            })
+            .transpose()?;
+        let mut field_weights = Vec::new();
+        if let Some(list) = self.value("--field-weights") {
+            for part in list.split(',').filter(|p| !p.trim().is_empty()) {
+                let bad = || {
+                    format!(
+                        "--field-weights: {part:?} is not NAME=WEIGHT (NAME one of {})",
+                        FIELDS.join(", ")
+                    )
+                };
+                let (name, w) = part.split_once('=').ok_or_else(bad)?;
+                let name = name.trim();
+                let w: f32 = w.trim().parse().map_err(|_| bad())?;
+                if !FIELDS.contains(&name) || !w.is_finite() || w < 0.0 {
+                    return Err(bad());
+                }
+                field_weights.push((name.to_string(), w));
+            }
+        }
+        Ok(Ranking {
+            rrf,
+            vector_weight: self.real("--vector-weight", 0.0..=1.0)?,
+            rrf_k: self.real("--rrf-k", 0.0..=f32::MAX)?,
+            context: self.real("--context", 0.0..=1.0)?,
+            thread_scope: self.real("--thread-scope", 0.0..=1.0)?,
+            stopwords: self.on_off("--stopwords")?,
+            derived_keys: self.on_off("--derived-keys")?,
+            field_weights,
+        })
     }
 
     fn number(&self, name: &str) -> Result<Option<u32>, String> {
@@ -239,6 +345,7 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
                 thread: flags.value("--thread"),
                 user: flags.value("--user"),
                 json: flags.has("--json"),
+                ranking: flags.ranking()?,
             })
         }
         "grep" => Command::Grep {
@@ -340,7 +447,29 @@ mod tests {
                 thread: None,
                 user: Some("lin".into()),
                 json: true,
+                ranking: Ranking::default(),
             })
+        );
+        let a = parse_str(
+            "search --batch q.jsonl --fusion rrf --rrf-k 30 --vector-weight 0.3 --context 0 --thread-scope 0 \
+             --stopwords off --derived-keys off --field-weights steps=0,keys=2",
+        )
+        .unwrap();
+        let Command::Search(s) = a.command else {
+            panic!("not a search")
+        };
+        assert_eq!(
+            s.ranking,
+            Ranking {
+                rrf: Some(true),
+                vector_weight: Some(0.3),
+                rrf_k: Some(30.0),
+                context: Some(0.0),
+                thread_scope: Some(0.0),
+                stopwords: Some(false),
+                derived_keys: Some(false),
+                field_weights: vec![("steps".into(), 0.0), ("keys".into(), 2.0)],
+            }
         );
         let a = parse_str("search --batch q.jsonl --mode vector -k 5 --json").unwrap();
         assert!(matches!(
@@ -383,5 +512,11 @@ mod tests {
         assert!(parse_str("search").is_err());
         assert!(parse_str("recall").is_err());
         assert!(parse_str("search x --k many").is_err());
+        assert!(parse_str("search x --fusion max").is_err());
+        assert!(parse_str("search x --vector-weight 1.5").is_err());
+        assert!(parse_str("search x --context -1").is_err());
+        assert!(parse_str("search x --stopwords maybe").is_err());
+        assert!(parse_str("search x --field-weights body=1").is_err());
+        assert!(parse_str("search x --field-weights keys=-1").is_err());
     }
 }

@@ -6,9 +6,12 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::json;
 
-use memdag_host::{grep_query, search_query, Error, Memory, SearchHit, SearchMode};
+use memdag_host::{
+    grep_query, search_query, Error, FieldWeights, Fusion, Memory, SearchHit, SearchMode,
+    SearchQuery,
+};
 
-use crate::args::{Search, SearchInput};
+use crate::args::{Ranking, Search, SearchInput};
 use crate::show;
 
 /// One line of a batch file: a JSON string, or an object.
@@ -37,11 +40,43 @@ fn mode(name: &str) -> SearchMode {
     }
 }
 
+/// A query for `text` with the search's mode, `k` and ranking options.
+fn query(text: &str, s: &Search) -> SearchQuery {
+    let mut q = search_query(text, mode(&s.mode), s.k);
+    let r: &Ranking = &s.ranking;
+    if r.rrf == Some(true) {
+        q.fusion = Fusion::Rrf;
+    }
+    q.vector_weight = r.vector_weight;
+    q.rrf_k = r.rrf_k;
+    q.context = r.context;
+    q.thread_scope = r.thread_scope;
+    q.drop_stopwords = r.stopwords;
+    q.derived_keys = r.derived_keys;
+    if !r.field_weights.is_empty() {
+        let w = |name: &str| {
+            r.field_weights
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, w)| *w)
+        };
+        q.field_weights = Some(FieldWeights {
+            input: w("input"),
+            output: w("output"),
+            compact: w("compact"),
+            steps: w("steps"),
+            keys: w("keys"),
+        });
+    }
+    q
+}
+
 /// Runs `memdag search`.
 pub fn run(memory: &mut Memory, s: &Search, out: &mut dyn Write) -> Result<(), Error> {
     match &s.input {
         SearchInput::Text(text) => {
-            let mut q = search_query(text, mode(&s.mode), s.k);
+            let mut q = query(text, s);
             q.filter.thread = s.thread.clone();
             q.filter.user = s.user.clone();
             let started = Instant::now();
@@ -87,9 +122,9 @@ pub fn run(memory: &mut Memory, s: &Search, out: &mut dyn Write) -> Result<(), E
                     ))
                 })?;
                 let (id, mut q) = match parsed {
-                    BatchLine::Text(t) => (json!(i), search_query(&t, mode(&s.mode), s.k)),
+                    BatchLine::Text(t) => (json!(i), query(&t, s)),
                     BatchLine::Query(b) => {
-                        let mut q = search_query(&b.text, mode(&s.mode), s.k);
+                        let mut q = query(&b.text, s);
                         q.embedding = b.embedding;
                         q.filter.thread = b.thread;
                         q.filter.user = b.user;
