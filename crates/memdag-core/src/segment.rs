@@ -24,6 +24,12 @@
 //!   │   5 GONE_BLOBS   MessagePack [id…]                                     │
 //!   │   6 NODES        varint count · per node: varint seq · u8 level ·      │
 //!   │                  per layer: varint n · varint seq × n                  │
+//!   │   7 TEXT         the records' text analyses, so opening need not       │
+//!   │                  analyze them: u8 version · u8 fields · varint n ·     │
+//!   │                  n terms (varint length · UTF-8) · then per record:    │
+//!   │                  fields × varint length · varint key length ·          │
+//!   │                  varint m · m × (varint term · fields × u8 tf) ·       │
+//!   │                  varint k · k × (varint term · u8 tf)                  │
 //!   └──────────────────────────────────────────────────────────────────────┘
 //! ```
 //! A segment is a run of *chunks*, each a complete set of sections for some of its entries,
@@ -57,6 +63,7 @@ const GONE_RECORDS: u8 = 3;
 const BLOBS: u8 = 4;
 const GONE_BLOBS: u8 = 5;
 const NODES: u8 = 6;
+const TEXT: u8 = 7;
 
 /// Bytes of the header every part carries before its share of a chunk.
 const PART_HEADER: usize = 20;
@@ -174,11 +181,35 @@ struct Chunk {
     gone_blobs: Vec<String>,
     nodes: Vec<u8>,
     node_count: u64,
+    /// The TEXT section being built: its dictionary, the records' entries, and whether every
+    /// record so far came with an analysis (else the chunk has no TEXT section).
+    text_terms: std::collections::HashMap<String, u32>,
+    text_dict: Vec<u8>,
+    text_entries: Vec<u8>,
+    text_version: Option<(u8, u8)>,
+    text_complete: bool,
+}
+
+/// A record's text analysis, as a segment stores it (see `search::postings::Analysis`).
+#[derive(Debug, Clone, Copy)]
+pub struct RecordText<'a> {
+    /// The analysis version and the number of fields.
+    pub version: u8,
+    pub fields: u8,
+    /// Field lengths, `fields` of them.
+    pub lens: &'a [u32],
+    pub keys_len: u32,
+    /// Distinct terms and their frequency per field (`fields` bytes each).
+    pub terms: &'a [(&'a str, &'a [u8])],
+    /// Distinct derived-key terms and their frequency.
+    pub keys: &'a [(&'a str, u8)],
 }
 
 impl Chunk {
     fn bytes(&self) -> usize {
-        self.records.len()
+        self.text_dict.len()
+            + self.text_entries.len()
+            + self.records.len()
             + self.vector_owners.len() * 4
             + self.vector_data.len()
             + self.gone_records.len()
@@ -234,8 +265,70 @@ impl Chunk {
             n.extend_from_slice(&self.nodes);
             section(&mut body, NODES, &n)?;
         }
+        if let (true, Some((version, fields))) = (self.text_complete, self.text_version) {
+            if self.record_count > 0 {
+                let mut t = Vec::with_capacity(self.text_dict.len() + self.text_entries.len() + 12);
+                t.push(version);
+                t.push(fields);
+                put_varint(&mut t, self.text_terms.len() as u64);
+                t.extend_from_slice(&self.text_dict);
+                t.extend_from_slice(&self.text_entries);
+                section(&mut body, TEXT, &t)?;
+            }
+        }
         Ok(body)
     }
+
+    /// Appends a record's analysis to the TEXT section.
+    fn add_text(&mut self, text: Option<&RecordText<'_>>) {
+        let first = self.record_count == 0;
+        let Some(meta) = text else {
+            self.text_complete = false;
+            return;
+        };
+        if first {
+            self.text_version = Some((meta.version, meta.fields));
+            self.text_complete = true;
+        } else if self.text_version != Some((meta.version, meta.fields)) {
+            self.text_complete = false;
+        }
+        if !self.text_complete {
+            return;
+        }
+        let e = &mut self.text_entries;
+        for &l in meta.lens {
+            put_varint(e, u64::from(l));
+        }
+        put_varint(e, u64::from(meta.keys_len));
+        put_varint(e, meta.terms.len() as u64);
+        for &(term, tf) in meta.terms {
+            let id = local_id(&mut self.text_terms, &mut self.text_dict, term);
+            put_varint(&mut self.text_entries, u64::from(id));
+            self.text_entries.extend_from_slice(tf);
+        }
+        put_varint(&mut self.text_entries, meta.keys.len() as u64);
+        for &(term, tf) in meta.keys {
+            let id = local_id(&mut self.text_terms, &mut self.text_dict, term);
+            put_varint(&mut self.text_entries, u64::from(id));
+            self.text_entries.push(tf);
+        }
+    }
+}
+
+/// The chunk-local id of a term, added to the chunk's dictionary if new.
+fn local_id(
+    ids: &mut std::collections::HashMap<String, u32>,
+    dict: &mut Vec<u8>,
+    term: &str,
+) -> u32 {
+    if let Some(&id) = ids.get(term) {
+        return id;
+    }
+    let id = ids.len() as u32;
+    ids.insert(term.into(), id);
+    put_varint(dict, term.len() as u64);
+    dict.extend_from_slice(term.as_bytes());
+    id
 }
 
 impl SegmentWriter {
@@ -266,9 +359,9 @@ impl SegmentWriter {
         Ok(())
     }
 
-    /// Adds a record; its embedding, if any, goes to the vector block. Add records in
-    /// sequence order.
-    pub fn record(&mut self, r: &Record) -> Result<()> {
+    /// Adds a record; its embedding, if any, goes to the vector block, and its text analysis,
+    /// if given, to the TEXT section. Add records in sequence order.
+    pub fn record(&mut self, r: &Record, text: Option<&RecordText<'_>>) -> Result<()> {
         let fields = RecordFields {
             id: &r.id,
             seq: r.seq,
@@ -285,7 +378,9 @@ impl SegmentWriter {
         };
         let encoded = to_msgpack(&fields)?;
         let vector = r.embedding.as_ref().map_or(0, |e| e.len() * 4 + 4);
-        self.room(encoded.len() + vector)?;
+        let text_bytes = text.map_or(0, |t| 8 + t.terms.len() * 8 + t.keys.len() * 4);
+        self.room(encoded.len() + vector + text_bytes)?;
+        self.current.add_text(text);
         let c = &mut self.current;
         c.records.extend_from_slice(&encoded);
         if let Some(e) = &r.embedding {
@@ -494,12 +589,115 @@ pub struct SegmentView<'a> {
     pub gone_blobs: Vec<String>,
     nodes: &'a [u8],
     node_count: u64,
+    /// The TEXT section, when the chunk has one: version, fields, dictionary, and the byte
+    /// offset of each record's entry.
+    pub text: Option<TextView<'a>>,
+}
+
+/// A chunk's TEXT section, read in place.
+#[derive(Debug, Default)]
+pub struct TextView<'a> {
+    pub version: u8,
+    pub fields: u8,
+    /// The chunk's terms, by local id.
+    pub dict: Vec<&'a str>,
+    entries: &'a [u8],
+    offsets: Vec<usize>,
+}
+
+impl<'a> TextView<'a> {
+    fn parse(bytes: &'a [u8], records: usize) -> Option<Self> {
+        let (&version, rest) = bytes.split_first()?;
+        let (&fields, _) = rest.split_first()?;
+        let mut r = Reader { bytes, at: 2 };
+        let n = r.varint()? as usize;
+        let mut dict = Vec::with_capacity(n.min(bytes.len()));
+        for _ in 0..n {
+            let len = r.varint()? as usize;
+            let s = bytes.get(r.at..r.at.checked_add(len)?)?;
+            dict.push(core::str::from_utf8(s).ok()?);
+            r.at += len;
+        }
+        let entries = &bytes[r.at..];
+        let mut e = Reader {
+            bytes: entries,
+            at: 0,
+        };
+        let mut offsets = Vec::with_capacity(records);
+        for _ in 0..records {
+            offsets.push(e.at);
+            for _ in 0..=fields {
+                e.varint()?;
+            }
+            let m = e.varint()? as usize;
+            for _ in 0..m {
+                if e.varint()? as usize >= dict.len() {
+                    return None;
+                }
+                e.at = e.at.checked_add(fields as usize)?;
+            }
+            let k = e.varint()? as usize;
+            for _ in 0..k {
+                if e.varint()? as usize >= dict.len() {
+                    return None;
+                }
+                e.at += 1;
+            }
+            if e.at > entries.len() {
+                return None;
+            }
+        }
+        Some(TextView {
+            version,
+            fields,
+            dict,
+            entries,
+            offsets,
+        })
+    }
+
+    /// The entry of record `ri`: calls `lens(field lengths, key length)`, then `term(local id,
+    /// tf per field)` per term, then `key(local id, tf)` per derived key. Entries were
+    /// checked by the parse.
+    pub fn entry(
+        &self,
+        ri: usize,
+        lens: &mut dyn FnMut(&[u32], u32),
+        term: &mut dyn FnMut(u32, &[u8]),
+        key: &mut dyn FnMut(u32, u8),
+    ) {
+        let fields = self.fields as usize;
+        let mut r = Reader {
+            bytes: self.entries,
+            at: self.offsets[ri],
+        };
+        let mut l = [0u32; 16];
+        for x in l.iter_mut().take(fields.min(16)) {
+            *x = r.varint().unwrap_or(0) as u32;
+        }
+        let keys_len = r.varint().unwrap_or(0) as u32;
+        lens(&l[..fields.min(16)], keys_len);
+        let m = r.varint().unwrap_or(0);
+        for _ in 0..m {
+            let id = r.varint().unwrap_or(0) as u32;
+            let tf = &self.entries[r.at..r.at + fields];
+            r.at += fields;
+            term(id, tf);
+        }
+        let k = r.varint().unwrap_or(0);
+        for _ in 0..k {
+            let id = r.varint().unwrap_or(0) as u32;
+            let tf = r.byte().unwrap_or(0);
+            key(id, tf);
+        }
+    }
 }
 
 impl<'a> SegmentView<'a> {
     /// Decodes a chunk; `key` (its first part) is named in errors.
     pub fn parse(key: &str, body: &'a [u8]) -> Result<Self> {
         let mut view = SegmentView::default();
+        let mut text: Option<&'a [u8]> = None;
         let mut at = 0;
         while at < body.len() {
             if body.len() - at < 5 {
@@ -544,6 +742,7 @@ impl<'a> SegmentView<'a> {
                     view.node_count = r.varint().ok_or_else(|| corrupt(key, "node count"))?;
                     view.nodes = &bytes[r.at..];
                 }
+                TEXT => text = Some(bytes),
                 other => {
                     return Err(corrupt(key, &format!("unknown section {other}")));
                 }
@@ -553,6 +752,12 @@ impl<'a> SegmentView<'a> {
             if view.vector_owner(i) as usize >= view.records.len() {
                 return Err(corrupt(key, "a vector names no record"));
             }
+        }
+        if let Some(bytes) = text {
+            view.text = Some(
+                TextView::parse(bytes, view.records.len())
+                    .ok_or_else(|| corrupt(key, "text section malformed"))?,
+            );
         }
         Ok(view)
     }

@@ -37,11 +37,13 @@ use crate::dirty::Touched;
 use crate::error::{Error, Result};
 use crate::keys::{self, HEAD_KEY};
 use crate::record::Record;
+use crate::search::bm25::FIELDS;
 use crate::search::distance::normalize_into;
 use crate::search::persist::{GraphSource, SeqMap};
+use crate::search::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::segment::{
     decode_commit, encode_commit, read_chunks, read_f32s, split_parts, ChunkBytes, Commit,
-    SegmentInfo, SegmentView, SegmentWriter, DEFAULT_PART_BYTES, MIN_PART_BYTES,
+    RecordText, SegmentInfo, SegmentView, SegmentWriter, DEFAULT_PART_BYTES, MIN_PART_BYTES,
 };
 use crate::store::{Slot, Store};
 
@@ -307,7 +309,7 @@ impl Store {
         slots.sort_unstable();
         for slot in slots {
             if let Some(r) = self.slot(slot) {
-                w.record(r)?;
+                write_record(w, r)?;
                 set_home(&mut self.persist.record_home, slot as usize, generation);
             }
         }
@@ -348,7 +350,7 @@ impl Store {
         for slot in 0..self.slots.len() {
             if let Some(r) = &self.slots[slot] {
                 if keep(home(&self.persist.record_home, slot)) {
-                    w.record(r)?;
+                    write_record(w, r)?;
                     set_home(&mut self.persist.record_home, slot, generation);
                 }
             }
@@ -577,7 +579,7 @@ impl Store {
         let part_bytes = self.persist.part_bytes;
         let mut w = SegmentWriter::new(part_bytes);
         for r in self.iter() {
-            w.record(r)?;
+            write_record(&mut w, r)?;
         }
         for node in 0..self.search.vectors.node_capacity() as u32 {
             self.write_node(&mut w, node)?;
@@ -663,6 +665,26 @@ impl Store {
             None => load_v1(&by_key),
         }
     }
+}
+
+/// Writes a record with its text analysis, so that opening the store need not analyze it.
+fn write_record(w: &mut SegmentWriter, r: &Record) -> Result<()> {
+    let a = InvertedIndex::analysis(r);
+    let terms: Vec<(&str, &[u8])> = a
+        .terms
+        .iter()
+        .map(|(t, tf)| (t.as_str(), &tf[..]))
+        .collect();
+    let keys: Vec<(&str, u8)> = a.keys.iter().map(|(t, tf)| (t.as_str(), *tf)).collect();
+    let text = RecordText {
+        version: ANALYSIS_VERSION,
+        fields: FIELDS as u8,
+        lens: &a.lens,
+        keys_len: a.keys_len,
+        terms: &terms,
+        keys: &keys,
+    };
+    w.record(r, Some(&text))
 }
 
 fn push_segment(
@@ -838,7 +860,48 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         views: &views,
         nodes: SeqMap::new(nodes.iter().copied()),
     };
-    let inserted = restore_search(&mut store, commit.dimension as usize, &graph);
+    // Stored text analyses of this build's version: chunk-local term ids become index ids
+    // once per chunk, then each record's postings go in without analyzing its text.
+    let mut term_ids: Vec<Option<Vec<u32>>> = vec![None; views.len()];
+    let mut stored_text = |slot: Slot, index: &mut InvertedIndex| -> bool {
+        let Some(&(vi, ri)) = chosen.get(slot as usize) else {
+            return false;
+        };
+        let Some(text) = views[vi as usize]
+            .text
+            .as_ref()
+            .filter(|t| t.version == ANALYSIS_VERSION && t.fields as usize == FIELDS)
+        else {
+            return false;
+        };
+        let ids = term_ids[vi as usize]
+            .get_or_insert_with(|| text.dict.iter().map(|t| index.intern(t)).collect());
+        let mut lens = [0u32; FIELDS];
+        let mut keys_len = 0;
+        let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
+        let mut keys: Vec<(u32, u8)> = Vec::new();
+        text.entry(
+            ri as usize,
+            &mut |l, k| {
+                lens.copy_from_slice(&l[..FIELDS]);
+                keys_len = k;
+            },
+            &mut |id, tf| {
+                let mut f = [0u8; FIELDS];
+                f.copy_from_slice(&tf[..FIELDS]);
+                terms.push((ids[id as usize], f));
+            },
+            &mut |id, tf| keys.push((ids[id as usize], tf)),
+        );
+        index.add_analyzed(slot, &terms, lens, &keys, keys_len);
+        true
+    };
+    let inserted = restore_search(
+        &mut store,
+        commit.dimension as usize,
+        &graph,
+        &mut stored_text,
+    );
     // Slots follow sequence order, as `chosen` does.
     store.persist.record_home = homes;
     let mut node_home = vec![UNWRITTEN; store.search.vectors.node_capacity()];
@@ -934,7 +997,12 @@ fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
                 .map(|_| (n.seq, n))
         })
         .collect();
-    restore_search(&mut store, meta.dimension as usize, &V1Graph(by_seq));
+    restore_search(
+        &mut store,
+        meta.dimension as usize,
+        &V1Graph(by_seq),
+        &mut |_, _| false,
+    );
     store.persist.full_rewrite =
         !store.is_empty() || !store.blobs.is_empty() || !orphans.is_empty();
     store.persist.orphans = orphans;
@@ -942,13 +1010,19 @@ fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     Ok(store)
 }
 
-fn restore_search(store: &mut Store, dimension: usize, graph: &dyn GraphSource) -> Vec<u32> {
+fn restore_search(
+    store: &mut Store,
+    dimension: usize,
+    graph: &dyn GraphSource,
+    stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
+) -> Vec<u32> {
     let mut search = core::mem::take(&mut store.search);
     let inserted = search.restore(
         &store.slots,
         dimension,
         &|r: &Record, out: &mut Vec<f32>| normalize_into(r.embedding.as_deref(), out),
         graph,
+        stored_text,
     );
     store.search = search;
     inserted

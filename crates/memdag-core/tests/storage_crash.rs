@@ -328,3 +328,52 @@ fn small_parts_split_large_segments_and_load_back() {
         .collect();
     assert_eq!(dump(&reload(&only).unwrap()), dump(&s));
 }
+
+#[test]
+fn a_reloaded_store_ranks_exactly_as_the_store_it_was_saved_from() {
+    let mut kv = Kv::new();
+    let mut s = grown(&mut kv, 40);
+    s.delete("r7").unwrap();
+    s.put_blob("x").unwrap();
+    apply(&mut kv, &mut s);
+    let loaded = reload(&kv).unwrap();
+    for text in [
+        "turn number 12",
+        "topic 3",
+        "answer to turn",
+        "number topic 4 about",
+        "nothing here",
+    ] {
+        for mode in [
+            memdag_core::search::SearchMode::Bm25,
+            memdag_core::search::SearchMode::Hybrid,
+        ] {
+            let q = memdag_core::search::SearchQuery {
+                text: text.into(),
+                embedding: Some(vector(3)),
+                mode,
+                k: 10,
+                ..Default::default()
+            };
+            let a: Vec<(String, f32)> = s
+                .search(&q)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.id, h.score))
+                .collect();
+            let b: Vec<(String, f32)> = loaded
+                .search(&q)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.id, h.score))
+                .collect();
+            assert_eq!(a, b, "{text:?} {mode:?}");
+        }
+    }
+    // Terms of deleted records are not carried into the reloaded vocabulary.
+    assert!(loaded.search_index().text().vocabulary() <= s.search_index().text().vocabulary());
+    assert_eq!(
+        loaded.search_index().text().docs(),
+        s.search_index().text().docs()
+    );
+}

@@ -99,15 +99,20 @@ impl SearchIndex {
     /// Returns the graph nodes whose links changed.
     pub(crate) fn add(&mut self, slot: Slot, record: &Record, vector: Option<&[f32]>) -> Vec<u32> {
         self.text.add(slot, record);
+        self.add_meta(slot, record);
+        match vector {
+            Some(v) => self.vectors.add(slot, record.seq, v),
+            None => Vec::new(),
+        }
+    }
+
+    /// Indexes what is neither text nor vector: the thread order and the dedup key.
+    pub(crate) fn add_meta(&mut self, slot: Slot, record: &Record) {
         self.threads.add(slot, record);
         if self.content.len() <= slot as usize {
             self.content.resize(slot as usize + 1, 0);
         }
         self.content[slot as usize] = content_hash(record);
-        match vector {
-            Some(v) => self.vectors.add(slot, record.seq, v),
-            None => Vec::new(),
-        }
     }
 
     /// Forgets the record that was in `slot`. Returns its graph node, if it had one, and the

@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 use std::vec::Vec;
 
+use super::postings::InvertedIndex;
 use super::SearchIndex;
 use crate::record::Record;
 use crate::store::Slot;
@@ -57,7 +58,8 @@ impl SearchIndex {
     }
 
     /// Builds the indexes of freshly loaded records (`slots`, in slot order): the text index
-    /// from the records, the graph from `graph`. `vectors` gives each slot's normalized vector.
+    /// from the stored analyses `stored_text` adds (true when it did) or else from the records,
+    /// the graph from `graph`. `vectors` gives each slot's normalized vector.
     /// Returns the nodes that had to be inserted anew (their stored form is missing or stale).
     pub(crate) fn restore(
         &mut self,
@@ -65,6 +67,7 @@ impl SearchIndex {
         dimension: usize,
         vectors: &dyn Fn(&Record, &mut Vec<f32>) -> bool,
         graph: &dyn GraphSource,
+        stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
     ) -> Vec<u32> {
         let mut idx = SearchIndex {
             auto_embed: self.auto_embed(),
@@ -85,7 +88,10 @@ impl SearchIndex {
         for (slot, r) in slots.iter().enumerate() {
             let Some(r) = r else { continue };
             let slot = slot as Slot;
-            idx.add(slot, r, None);
+            if !stored_text(slot, &mut idx.text) {
+                idx.text.add(slot, r);
+            }
+            idx.add_meta(slot, r);
             vector.clear();
             if !vectors(r, &mut vector) {
                 continue;

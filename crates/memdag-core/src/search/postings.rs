@@ -35,6 +35,24 @@ pub struct Posting {
     pub tf: [u8; FIELDS],
 }
 
+/// The version of what [`InvertedIndex::analysis`] computes. Bump it with any change to the
+/// analyzer, the fields or the derived keys: a store keeps the analyses of its records, and on
+/// opening, analyses of another version are ignored and their records analyzed again.
+pub const ANALYSIS_VERSION: u8 = 1;
+
+/// A record's analysis: what [`InvertedIndex::add`] derives from it, with terms as text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Analysis {
+    /// Distinct terms and their frequency per field, sorted by term.
+    pub terms: Vec<(String, [u8; FIELDS])>,
+    /// Field lengths in terms.
+    pub lens: [u32; FIELDS],
+    /// Distinct derived-key terms and their frequency, sorted by term.
+    pub keys: Vec<(String, u8)>,
+    /// Length of the derived keys in terms.
+    pub keys_len: u32,
+}
+
 /// One document's frequency of one term among its derived keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyPosting {
@@ -188,6 +206,7 @@ impl InvertedIndex {
     /// Indexes a record in `slot`. The slot must not be indexed already.
     pub fn add(&mut self, slot: Slot, record: &Record) {
         let (occ, len) = self.analyze_record(record, true);
+        let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
         let mut i = 0;
         while i < occ.len() {
             let term = occ[i].0;
@@ -197,6 +216,23 @@ impl InvertedIndex {
                 tf[f] = tf[f].saturating_add(1);
                 i += 1;
             }
+            terms.push((term, tf));
+        }
+        let (keys, keys_len) = self.analyze_keys(record, true);
+        self.add_analyzed(slot, &terms, len, &keys, keys_len);
+    }
+
+    /// Indexes an analyzed record in `slot` (term ids from [`InvertedIndex::intern`]), as
+    /// [`InvertedIndex::add`] would index the record itself. Each term once.
+    pub fn add_analyzed(
+        &mut self,
+        slot: Slot,
+        terms: &[(u32, [u8; FIELDS])],
+        len: [u32; FIELDS],
+        keys: &[(u32, u8)],
+        keys_len: u32,
+    ) {
+        for &(term, tf) in terms {
             let list = &mut self.postings[term as usize];
             let posting = Posting { doc: slot, tf };
             match list.last() {
@@ -216,8 +252,7 @@ impl InvertedIndex {
             *total += u64::from(l);
         }
         self.docs += 1;
-        let (keys, keys_len) = self.analyze_keys(record, true);
-        for (term, tf) in keys {
+        for &(term, tf) in keys {
             let list = &mut self.keys[term as usize];
             let posting = KeyPosting { doc: slot, tf };
             match list.last() {
@@ -234,6 +269,38 @@ impl InvertedIndex {
         }
         self.keys_len[slot as usize] = keys_len;
         self.keys_total += u64::from(keys_len);
+    }
+
+    /// The id of `term`, interned if new.
+    pub fn intern(&mut self, term: &str) -> u32 {
+        self.term_id(term, true).unwrap_or(0)
+    }
+
+    /// What [`InvertedIndex::add`] derives from a record, with terms as text: stored beside
+    /// the record so that opening a store need not analyze it again.
+    pub fn analysis(record: &Record) -> Analysis {
+        let mut terms: std::collections::BTreeMap<String, [u8; FIELDS]> = Default::default();
+        let mut lens = [0u32; FIELDS];
+        for_each_field(record, |field, text| {
+            analyze(text, |term, _| {
+                lens[field as usize] += 1;
+                let tf = terms.entry(term.into()).or_default();
+                tf[field as usize] = tf[field as usize].saturating_add(1);
+            })
+        });
+        let mut keys: std::collections::BTreeMap<String, u8> = Default::default();
+        let mut keys_len = 0u32;
+        analyze(&derived_keys(record), |term, _| {
+            keys_len += 1;
+            let tf = keys.entry(term.into()).or_default();
+            *tf = tf.saturating_add(1);
+        });
+        Analysis {
+            terms: terms.into_iter().collect(),
+            lens,
+            keys: keys.into_iter().collect(),
+            keys_len,
+        }
     }
 
     /// Removes the record in `slot`, which must be the record that was indexed there.
