@@ -861,21 +861,43 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         nodes: SeqMap::new(nodes.iter().copied()),
     };
     // Stored text analyses of this build's version: chunk-local term ids become index ids
-    // once per chunk, then each record's postings go in without analyzing its text.
-    let mut term_ids: Vec<Option<Vec<u32>>> = vec![None; views.len()];
-    let mut stored_text = |slot: Slot, index: &mut InvertedIndex| -> bool {
-        let Some(&(vi, ri)) = chosen.get(slot as usize) else {
-            return false;
-        };
-        let Some(text) = views[vi as usize]
+    // once per chunk; postings are counted first so each list grows once; then each record's
+    // postings go in without analyzing its text.
+    let usable = |vi: usize| {
+        views[vi]
             .text
             .as_ref()
             .filter(|t| t.version == ANALYSIS_VERSION && t.fields as usize == FIELDS)
-        else {
+    };
+    let mut text_index = InvertedIndex::default();
+    let term_ids: Vec<Option<Vec<u32>>> = (0..views.len())
+        .map(|vi| usable(vi).map(|t| t.dict.iter().map(|term| text_index.intern(term)).collect()))
+        .collect();
+    let mut term_counts = vec![0u32; text_index.vocabulary()];
+    let mut key_counts = vec![0u32; text_index.vocabulary()];
+    for &(vi, ri) in &chosen {
+        if let (Some(text), Some(ids)) = (usable(vi as usize), &term_ids[vi as usize]) {
+            text.entry(
+                ri as usize,
+                &mut |_, _| {},
+                &mut |id, _| term_counts[ids[id as usize] as usize] += 1,
+                &mut |id, _| key_counts[ids[id as usize] as usize] += 1,
+            );
+        }
+    }
+    text_index.reserve_postings(&term_counts, &key_counts);
+    drop((term_counts, key_counts));
+    let mut text_index = Some(text_index);
+    let mut stored_text = |slot: Slot, index: &mut InvertedIndex| -> bool {
+        if let Some(prepared) = text_index.take() {
+            *index = prepared;
+        }
+        let Some(&(vi, ri)) = chosen.get(slot as usize) else {
             return false;
         };
-        let ids = term_ids[vi as usize]
-            .get_or_insert_with(|| text.dict.iter().map(|t| index.intern(t)).collect());
+        let (Some(text), Some(ids)) = (usable(vi as usize), &term_ids[vi as usize]) else {
+            return false;
+        };
         let mut lens = [0u32; FIELDS];
         let mut keys_len = 0;
         let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();

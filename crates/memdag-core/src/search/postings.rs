@@ -271,6 +271,17 @@ impl InvertedIndex {
         self.keys_total += u64::from(keys_len);
     }
 
+    /// Makes room for `terms[id]` more postings of term `id` and `keys[id]` more key postings,
+    /// so that adding many analyzed records grows each list once.
+    pub fn reserve_postings(&mut self, terms: &[u32], keys: &[u32]) {
+        for (list, &n) in self.postings.iter_mut().zip(terms) {
+            list.reserve_exact(n as usize);
+        }
+        for (list, &n) in self.keys.iter_mut().zip(keys) {
+            list.reserve_exact(n as usize);
+        }
+    }
+
     /// The id of `term`, interned if new.
     pub fn intern(&mut self, term: &str) -> u32 {
         self.term_id(term, true).unwrap_or(0)
