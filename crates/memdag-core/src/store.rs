@@ -94,12 +94,16 @@ impl Store {
                 "importance must be in 0..=1, got {importance}"
             )));
         }
-        let mut parents: Vec<String> = Vec::with_capacity(turn.parents.len());
-        for p in turn.parents {
-            if !parents.contains(&p) {
-                parents.push(p);
+        // Duplicates dropped in O(p log p), keeping the first occurrence's order.
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut keep = Vec::with_capacity(turn.parents.len());
+        for (i, p) in turn.parents.iter().enumerate() {
+            if seen.insert(p.as_str()) {
+                keep.push(i);
             }
         }
+        drop(seen);
+        let parents: Vec<String> = keep.into_iter().map(|i| turn.parents[i].clone()).collect();
         let missing: Vec<String> = parents
             .iter()
             .filter(|p| !self.by_id.contains_key(p.as_str()))
@@ -302,18 +306,22 @@ impl Store {
             let Some(crec) = self.slots[cslot as usize].as_mut() else {
                 continue;
             };
+            // In O(p log p): a set of what is already in, and of the child's own parents.
+            let own: BTreeSet<&String> = crec.parents.iter().collect();
+            let mut taken: BTreeSet<&String> = BTreeSet::new();
             let mut spliced = Vec::with_capacity(crec.parents.len() + record.parents.len());
             for p in &crec.parents {
                 if p == id {
                     for gp in &record.parents {
-                        if !spliced.contains(gp) && !crec.parents.contains(gp) {
+                        if !own.contains(gp) && taken.insert(gp) {
                             spliced.push(gp.clone());
                         }
                     }
-                } else if !spliced.contains(p) {
+                } else if taken.insert(p) {
                     spliced.push(p.clone());
                 }
             }
+            drop((own, taken));
             crec.parents = spliced;
             let new_parents = crec.parents.clone();
             self.dag.link(child, &new_parents);

@@ -136,9 +136,17 @@ impl Memory {
             .into();
         self.read(|s| {
             let mut matches = s.grep(&query)?;
+            // Matches of one field come in text order: convert their offsets in one pass over
+            // the field (counting from its start for every match was quadratic).
+            let mut cursor = Utf16Cursor::default();
+            let mut field: (String, String) = (String::new(), String::new());
             for m in &mut matches {
+                if (m.id.as_str(), m.field.as_str()) != (field.0.as_str(), field.1.as_str()) {
+                    field = (m.id.clone(), m.field.clone());
+                    cursor = Utf16Cursor::default();
+                }
                 if let Some(text) = s.get(&m.id).and_then(|r| field_text(r, &m.field)) {
-                    to_utf16(text, m);
+                    cursor.convert(text, m);
                 }
             }
             to_plain("grep matches", &matches)
@@ -186,15 +194,42 @@ fn field_text<'a>(r: &'a Record, field: &str) -> Option<&'a str> {
     }
 }
 
+/// Converts byte offsets into one text to UTF-16 offsets, moving forward from the last one.
+#[derive(Debug, Default)]
+struct Utf16Cursor {
+    byte: usize,
+    units: usize,
+}
+
+impl Utf16Cursor {
+    /// The UTF-16 offset of byte offset `byte` of `text`.
+    fn units_at(&mut self, text: &str, byte: usize) -> usize {
+        if byte < self.byte {
+            *self = Utf16Cursor::default();
+        }
+        match text.get(self.byte..byte) {
+            Some(part) => {
+                self.units += part.encode_utf16().count();
+                self.byte = byte;
+                self.units
+            }
+            None => byte,
+        }
+    }
+
+    /// Rewrites a match's byte offsets as UTF-16 offsets into `text`.
+    fn convert(&mut self, text: &str, m: &mut GrepMatch) {
+        let start = self.units_at(text, m.start);
+        let end = self.units_at(text, m.end);
+        m.start = start;
+        m.end = end;
+    }
+}
+
 /// Rewrites a match's byte offsets as UTF-16 offsets into `text`.
+#[cfg(test)]
 fn to_utf16(text: &str, m: &mut GrepMatch) {
-    let units = |byte: usize| {
-        text.get(..byte)
-            .map_or(byte, |prefix| prefix.encode_utf16().count())
-    };
-    let (start, end) = (units(m.start), units(m.end));
-    m.start = start;
-    m.end = end;
+    Utf16Cursor::default().convert(text, m);
 }
 
 #[cfg(test)]
@@ -212,6 +247,22 @@ mod tests {
         };
         to_utf16(text, &mut m);
         assert_eq!((m.start, m.end), (3, 8));
+    }
+
+    #[test]
+    fn one_cursor_converts_many_matches_as_the_slow_way_does() {
+        let text = "é error 😀 error 日本 error".repeat(50);
+        let mut cursor = Utf16Cursor::default();
+        for (start, word) in text.match_indices("error") {
+            let mut m = GrepMatch {
+                start,
+                end: start + word.len(),
+                ..GrepMatch::default()
+            };
+            cursor.convert(&text, &mut m);
+            let slow = |b: usize| text[..b].encode_utf16().count();
+            assert_eq!((m.start, m.end), (slow(start), slow(start + 5)));
+        }
     }
 
     #[test]
