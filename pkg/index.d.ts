@@ -129,7 +129,8 @@ export class Memory {
   byUser(user: string, n: number): MemoryRecord[];
   /**
    * The ancestors of `id`, nearest first, at most `depth` edges away and at most `limit`
-   * records (unbounded when omitted). Throws `NOT_FOUND` for an unknown id.
+   * records (64 edges and 1,000 records when omitted; `Infinity` for no bound). Throws
+   * `NOT_FOUND` for an unknown id.
    */
   ancestors(id: string, depth?: number, limit?: number): MemoryRecord[];
   /** The descendants of `id`, nearest first. See `ancestors`. */

@@ -87,6 +87,13 @@ test('thread, user and DAG reads', () => {
   assert.deepEqual(ids(mem.ancestors(merge.id, undefined, 1)), [a.id]);
   assert.deepEqual(ids(mem.descendants(root.id)), [a.id, b.id, merge.id]);
   assert.deepEqual(ids(mem.descendants(root.id, Infinity, 2)), [a.id, b.id]);
+  // A walk with no depth stops at 64 edges; Infinity lifts the bound.
+  const chain = new Memory();
+  let last = chain.addTurn({ thread: 'c', input: 'link 0' });
+  for (let i = 1; i < 70; i++) last = chain.addTurn({ thread: 'c', input: `link ${i}`, parents: [last.id] });
+  assert.equal(chain.ancestors(last.id).length, 64);
+  assert.equal(chain.ancestors(last.id, Infinity).length, 69);
+  assert.equal(chain.ancestors(last.id, Infinity, 10).length, 10);
 });
 
 test('errors are JS Errors with a code', () => {

@@ -4,6 +4,11 @@
 //! Invariant: a parent exists before its child is added, so no cycle can form. The children
 //! index is derived from the parents and never persisted.
 
+/// How far a walk goes when the caller names no depth.
+pub const DEFAULT_WALK_DEPTH: usize = 64;
+/// How many records a walk returns at most when the caller names no limit.
+pub const DEFAULT_WALK_LIMIT: usize = 1_000;
+
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -7,37 +7,80 @@
 //!   answer that is a JSON object with a string `text`, `answer` or `content` is unwrapped.
 //!
 //! A program that cannot start, exits non-zero or prints malformed output fails the call
-//! with a message naming the command and quoting the end of its stderr.
+//! with a message naming the command and quoting the end of its stderr. A program that runs
+//! longer than its timeout ([`DEFAULT_TIMEOUT`] unless set) is killed, with every process it
+//! started (it runs in a process group of its own), and the call fails saying so.
 
-use std::io::Write;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::plugins::{Embedder, Llm};
 
 /// The most stderr quoted in an error, in bytes.
 const STDERR_TAIL: usize = 400;
 
-/// Runs `command` with `sh -c`, feeding `input`; its stdout, or an error message.
-pub fn run(command: &str, input: &[u8]) -> Result<Vec<u8>, String> {
+/// How long a host command may run by default: long enough for a local model, short enough
+/// that a hung one does not hold the store forever.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Runs `command` with `sh -c`, feeding `input`; its stdout, or an error message. Kills it
+/// (and what it started) after `timeout`.
+pub fn run(command: &str, input: &[u8], timeout: Duration) -> Result<Vec<u8>, String> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .map_err(|e| format!("cannot run `{command}`: {e}"))?;
     let mut stdin = child.stdin.take().expect("stdin is piped");
-    // Write from a thread: a program may print before it has read all its input.
+    // Write and read from threads: a program may print before it has read all its input.
     let input = input.to_vec();
     let writer = std::thread::spawn(move || {
         // A program that exits without reading its input is not an error by itself.
         let _ = stdin.write_all(&input);
     });
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("`{command}` failed: {e}"))?;
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout is piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr is piped")));
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() >= timeout => {
+                // The whole process group: `sh` and anything it started hold the pipes.
+                let _ = Command::new("kill")
+                    .arg("-KILL")
+                    .arg(format!("-{}", child.id()))
+                    .status();
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = writer.join();
+                return Err(format!(
+                    "`{command}` timed out after {:.0} s and was stopped",
+                    timeout.as_secs_f64()
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("`{command}` failed: {e}")),
+        }
+    };
     let _ = writer.join();
+    let out = std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    };
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let stderr = stderr.trim();
@@ -60,14 +103,23 @@ pub fn run(command: &str, input: &[u8]) -> Result<Vec<u8>, String> {
 pub struct CommandEmbedder {
     /// The shell command line.
     pub command: String,
+    /// How long one call may run.
+    pub timeout: Duration,
 }
 
 impl CommandEmbedder {
-    /// An embedder running `command` with `sh -c`.
+    /// An embedder running `command` with `sh -c`, with the [`DEFAULT_TIMEOUT`].
     pub fn new(command: impl Into<String>) -> Self {
         CommandEmbedder {
             command: command.into(),
+            timeout: DEFAULT_TIMEOUT,
         }
+    }
+
+    /// The same embedder with another timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 }
 
@@ -75,7 +127,7 @@ impl Embedder for CommandEmbedder {
     fn embed(&mut self, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
         let input = serde_json::to_vec(&serde_json::json!({ "texts": texts }))
             .map_err(|e| e.to_string())?;
-        let out = run(&self.command, &input)?;
+        let out = run(&self.command, &input, self.timeout)?;
         parse_vectors(&out).map_err(|e| format!("`{}` printed {e}", self.command))
     }
 }
@@ -98,20 +150,29 @@ fn parse_vectors(out: &[u8]) -> Result<Vec<Vec<f32>>, String> {
 pub struct CommandLlm {
     /// The shell command line.
     pub command: String,
+    /// How long one call may run.
+    pub timeout: Duration,
 }
 
 impl CommandLlm {
-    /// An LLM running `command` with `sh -c`.
+    /// An LLM running `command` with `sh -c`, with the [`DEFAULT_TIMEOUT`].
     pub fn new(command: impl Into<String>) -> Self {
         CommandLlm {
             command: command.into(),
+            timeout: DEFAULT_TIMEOUT,
         }
+    }
+
+    /// The same LLM with another timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 }
 
 impl Llm for CommandLlm {
     fn complete(&mut self, prompt: &str) -> Result<String, String> {
-        let out = run(&self.command, prompt.as_bytes())?;
+        let out = run(&self.command, prompt.as_bytes(), self.timeout)?;
         let text = String::from_utf8(out)
             .map_err(|_| format!("`{}` printed text that is not UTF-8", self.command))?;
         Ok(unwrap_answer(text))
@@ -158,12 +219,29 @@ mod tests {
 
     #[test]
     fn runs_commands_and_reports_failures() {
-        assert_eq!(run("cat", b"hi").unwrap(), b"hi");
-        let err = run("echo oops >&2; exit 3", b"").unwrap_err();
+        let t = DEFAULT_TIMEOUT;
+        assert_eq!(run("cat", b"hi", t).unwrap(), b"hi");
+        let err = run("echo oops >&2; exit 3", b"", t).unwrap_err();
         assert!(err.contains("oops") && err.contains('3'), "{err}");
         let mut llm = CommandLlm::new("tr a-z A-Z");
         assert_eq!(llm.complete("abc").unwrap(), "ABC");
         let mut emb = CommandEmbedder::new(r#"echo '[[1,0],[0,1]]'"#);
         assert_eq!(emb.embed(&["a".into(), "b".into()]).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_hung_command_and_what_it_started_are_stopped_at_the_timeout() {
+        let started = Instant::now();
+        // `sleep` runs as a child of `sh`, holding its stdout: both must go.
+        let mut llm =
+            CommandLlm::new("sleep 30; echo late").with_timeout(Duration::from_millis(300));
+        let err = llm.complete("hi").unwrap_err();
+        assert!(err.contains("timed out"), "{err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the call returned at the timeout, not when the program ended"
+        );
+        let mut emb = CommandEmbedder::new("sleep 30").with_timeout(Duration::from_millis(200));
+        assert!(emb.embed(&["a".into()]).unwrap_err().contains("timed out"));
     }
 }

@@ -71,18 +71,15 @@ impl Memory {
     }
 
     /// The ancestors of `id`, nearest first: at most `depth` edges away and at most `limit`
-    /// records (both unbounded when omitted). Throws `NOT_FOUND` for an unknown id.
+    /// records (64 edges and 1,000 records when omitted; `Infinity` for no bound). Throws
+    /// `NOT_FOUND` for an unknown id.
     pub fn ancestors(
         &self,
         id: &JsValue,
         depth: Option<f64>,
         limit: Option<f64>,
     ) -> Result<JsValue, JsValue> {
-        let (id, depth, limit) = (
-            string("id", id)?,
-            count("depth", depth)?,
-            count("limit", limit)?,
-        );
+        let (id, depth, limit) = walk_args(id, depth, limit)?;
         self.read(|s| {
             s.ancestors(&id, depth, limit)
                 .and_then(|r| records_to_js(&r))
@@ -96,11 +93,7 @@ impl Memory {
         depth: Option<f64>,
         limit: Option<f64>,
     ) -> Result<JsValue, JsValue> {
-        let (id, depth, limit) = (
-            string("id", id)?,
-            count("depth", depth)?,
-            count("limit", limit)?,
-        );
+        let (id, depth, limit) = walk_args(id, depth, limit)?;
         self.read(|s| {
             s.descendants(&id, depth, limit)
                 .and_then(|r| records_to_js(&r))
@@ -219,6 +212,20 @@ pub(crate) fn string(name: &str, value: &JsValue) -> Result<String, JsValue> {
 
 /// A JS count argument as `usize`: a non-negative whole number, `Infinity` or omitted for
 /// unbounded. Anything else is `INVALID_INPUT`.
+/// The id, depth and limit of a walk; an omitted depth or limit takes the core's default.
+fn walk_args(
+    id: &JsValue,
+    depth: Option<f64>,
+    limit: Option<f64>,
+) -> Result<(String, usize, usize), JsValue> {
+    use memdag_core::dag::{DEFAULT_WALK_DEPTH, DEFAULT_WALK_LIMIT};
+    Ok((
+        string("id", id)?,
+        depth.map_or(Ok(DEFAULT_WALK_DEPTH), |d| count("depth", Some(d)))?,
+        limit.map_or(Ok(DEFAULT_WALK_LIMIT), |l| count("limit", Some(l)))?,
+    ))
+}
+
 pub(crate) fn count(name: &str, n: Option<f64>) -> Result<usize, JsValue> {
     count_of(name, n).map_err(throw)
 }

@@ -53,6 +53,8 @@ options:
                             a JSON array of vectors on its stdout. Default: built-in embedder
   --llm-cmd <CMD>           an LLM as a program (sh -c): the prompt on its stdin, the answer
                             on its stdout. Default: the extractive compactor
+  --cmd-timeout <SECS>      how long one --embed-cmd or --llm-cmd call may run before it is
+                            stopped (default 120)
 ";
 
 /// What to do.
@@ -144,10 +146,13 @@ pub struct Args {
     pub component: Option<PathBuf>,
     pub embed_cmd: Option<String>,
     pub llm_cmd: Option<String>,
+    /// Seconds one host command may run.
+    pub cmd_timeout: Option<f64>,
 }
 
 /// Flags that take a value.
-const VALUED: [&str; 22] = [
+const VALUED: [&str; 23] = [
+    "--cmd-timeout",
     "--store",
     "--component",
     "--embed-cmd",
@@ -314,6 +319,15 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         component: flags.value("--component").map(PathBuf::from),
         embed_cmd: flags.value("--embed-cmd"),
         llm_cmd: flags.value("--llm-cmd"),
+        cmd_timeout: match flags.value("--cmd-timeout") {
+            None => None,
+            Some(v) => Some(
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| format!("--cmd-timeout takes seconds > 0, got {v:?}"))?,
+            ),
+        },
     })
 }
 
@@ -482,6 +496,11 @@ mod tests {
         ));
         let a = parse_str("compact t3 --llm-cmd ./fake.sh").unwrap();
         assert_eq!(a.llm_cmd.as_deref(), Some("./fake.sh"));
+        assert_eq!(a.cmd_timeout, None);
+        let a = parse_str("compact t3 --llm-cmd ./fake.sh --cmd-timeout 2.5").unwrap();
+        assert_eq!(a.cmd_timeout, Some(2.5));
+        assert!(parse_str("compact t3 --cmd-timeout 0").is_err());
+        assert!(parse_str("compact t3 --cmd-timeout soon").is_err());
         assert_eq!(
             parse_str("show t3 --raw").unwrap().command,
             Command::Show {

@@ -92,11 +92,15 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         DirKv::open_read_only(&args.store)?
     };
     let mut options = OpenOptions::new();
+    let timeout = args.cmd_timeout.map_or(
+        memdag_host::command::DEFAULT_TIMEOUT,
+        std::time::Duration::from_secs_f64,
+    );
     if let Some(cmd) = &args.embed_cmd {
-        options = options.embedder(CommandEmbedder::new(cmd));
+        options = options.embedder(CommandEmbedder::new(cmd).with_timeout(timeout));
     }
     if let Some(cmd) = &args.llm_cmd {
-        options = options.llm(CommandLlm::new(cmd));
+        options = options.llm(CommandLlm::new(cmd).with_timeout(timeout));
     }
     let started = Instant::now();
     let mut memory = runtime.open_with(kv, options)?;
