@@ -162,11 +162,32 @@ impl Store {
         if marks.is_empty() && !self.persist.must_write() {
             return Ok(Vec::new());
         }
-        let saved = self.persist.clone();
+        // What a failure must restore is small; the per-record homes are not saved (that
+        // would copy them on every flush): a failure makes the next change set a full rewrite
+        // instead, which needs none of them.
+        let commit = self.persist.commit.clone();
+        let orphans = self.persist.orphans.clone();
         match self.build_changes(&marks) {
             Ok(changes) => Ok(changes),
             Err(e) => {
-                self.persist = saved;
+                let p = &mut self.persist;
+                p.orphans = orphans;
+                p.orphans.extend(
+                    commit
+                        .segments
+                        .iter()
+                        .flat_map(|s| s.keys().collect::<Vec<_>>()),
+                );
+                // New generations only: nothing this failed attempt named is reused.
+                p.commit = Commit {
+                    segments: Vec::new(),
+                    ..commit
+                };
+                p.commit.generation += 2;
+                p.full_rewrite = true;
+                p.last = None;
+                p.gone_records.clear();
+                p.gone_blobs.clear();
                 self.dirty.restore(marks);
                 Err(e)
             }
@@ -427,7 +448,11 @@ impl Store {
                 return Some(run);
             }
         }
-        // A segment mostly shadowed by later ones is rewritten alone.
+        // A segment mostly shadowed by later ones is rewritten alone. Counting live entries
+        // scans every record and node, so it is done every 16th generation only.
+        if !self.persist.commit.generation.is_multiple_of(16) {
+            return None;
+        }
         let live = self.live_entries();
         segments[..older]
             .iter()
