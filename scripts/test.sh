@@ -19,6 +19,10 @@ cargo fmt --all --check
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "cargo clippy + cargo test -p memdag-core --features tiktoken (exact token counts)"
+cargo clippy -p memdag-core --all-targets --features tiktoken -- -D warnings
+cargo test -p memdag-core --features tiktoken --test context_tokens --test recall_budget --test context_check
+
 step "core builds as no_std + alloc for wasm32"
 cargo build -p memdag-core --no-default-features --target wasm32-unknown-unknown
 
