@@ -42,6 +42,9 @@ scripts/test-component-js.sh
 step "the Cloudflare Worker on workerd (miniflare)"
 scripts/test-worker.sh
 
+step "the fuzz targets, briefly (cargo +nightly fuzz)"
+scripts/test-fuzz.sh
+
 step "the Fastly Compute example (under Viceroy where installed)"
 scripts/test-fastly.sh
 
