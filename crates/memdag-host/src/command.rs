@@ -58,11 +58,17 @@ pub fn run(command: &str, input: &[u8], timeout: Duration) -> Result<Vec<u8>, St
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if started.elapsed() >= timeout => {
-                // The whole process group: `sh` and anything it started hold the pipes.
-                let _ = Command::new("kill")
-                    .arg("-KILL")
-                    .arg(format!("-{}", child.id()))
-                    .status();
+                // The whole process group: `sh` and anything it started hold the pipes. The
+                // group id is the child's pid (`process_group(0)`). `--` keeps `-<pgid>` from
+                // being read as an option: `kill -KILL -1…` can mean "every process".
+                let pgid = child.id();
+                if pgid > 1 {
+                    let _ = Command::new("kill")
+                        .args(["-s", "KILL", "--", &format!("-{pgid}")])
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status();
+                }
                 let _ = child.kill();
                 let _ = child.wait();
                 let _ = writer.join();

@@ -11,15 +11,7 @@ use std::process::{Command, Output, Stdio};
 
 /// The binary under test, with a compiled-code cache shared by the tests of this run.
 fn memdag(store: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memdag"));
-    cmd.env("MEMDAG_COMPONENT", common::component_path())
-        .env(
-            "MEMDAG_CACHE_DIR",
-            std::env::temp_dir().join("memdag-cli-test-cache"),
-        )
-        .arg("--store")
-        .arg(store);
-    cmd
+    common::memdag_cli(env!("CARGO_BIN_EXE_memdag"), store, "memdag-cli-test-cache")
 }
 
 /// Runs and returns the output, failing with stderr when the command fails.

@@ -12,15 +12,11 @@ use std::time::{Duration, Instant};
 use memdag_host::DirKv;
 
 fn memdag(store: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memdag"));
-    cmd.env("MEMDAG_COMPONENT", common::component_path())
-        .env(
-            "MEMDAG_CACHE_DIR",
-            std::env::temp_dir().join("memdag-crash-test-cache"),
-        )
-        .arg("--store")
-        .arg(store);
-    cmd
+    common::memdag_cli(
+        env!("CARGO_BIN_EXE_memdag"),
+        store,
+        "memdag-crash-test-cache",
+    )
 }
 
 /// `n` turns over three threads; every other one has no id (the ingest derives it).

@@ -53,6 +53,20 @@ pub struct Analysis {
     pub keys_len: u32,
 }
 
+/// Puts a posting into a list sorted by doc: an append when the doc is the newest (slots only
+/// grow, so nearly always), else an insert in place; a doc already there is left as it is.
+fn insert_by_doc<P>(list: &mut Vec<P>, posting: P, doc: impl Fn(&P) -> Slot) {
+    let slot = doc(&posting);
+    match list.last() {
+        Some(last) if doc(last) >= slot => {
+            if let Err(at) = list.binary_search_by_key(&slot, &doc) {
+                list.insert(at, posting);
+            }
+        }
+        _ => list.push(posting),
+    }
+}
+
 /// One document's frequency of one term among its derived keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyPosting {
@@ -233,16 +247,11 @@ impl InvertedIndex {
         keys_len: u32,
     ) {
         for &(term, tf) in terms {
-            let list = &mut self.postings[term as usize];
-            let posting = Posting { doc: slot, tf };
-            match list.last() {
-                Some(last) if last.doc >= slot => {
-                    if let Err(at) = list.binary_search_by_key(&slot, |p| p.doc) {
-                        list.insert(at, posting);
-                    }
-                }
-                _ => list.push(posting),
-            }
+            insert_by_doc(
+                &mut self.postings[term as usize],
+                Posting { doc: slot, tf },
+                |p| p.doc,
+            );
         }
         if self.doc_len.len() <= slot as usize {
             self.doc_len.resize(slot as usize + 1, [0; FIELDS]);
@@ -253,16 +262,11 @@ impl InvertedIndex {
         }
         self.docs += 1;
         for &(term, tf) in keys {
-            let list = &mut self.keys[term as usize];
-            let posting = KeyPosting { doc: slot, tf };
-            match list.last() {
-                Some(last) if last.doc >= slot => {
-                    if let Err(at) = list.binary_search_by_key(&slot, |p| p.doc) {
-                        list.insert(at, posting);
-                    }
-                }
-                _ => list.push(posting),
-            }
+            insert_by_doc(
+                &mut self.keys[term as usize],
+                KeyPosting { doc: slot, tf },
+                |p| p.doc,
+            );
         }
         if self.keys_len.len() <= slot as usize {
             self.keys_len.resize(slot as usize + 1, 0);

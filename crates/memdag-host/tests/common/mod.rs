@@ -75,3 +75,13 @@ impl Kv for SharedKv {
         self.0.lock().unwrap().list_by_prefix(prefix)
     }
 }
+
+/// The `memdag` binary on `store`, with a compiled-code cache shared by the tests of this run.
+pub fn memdag_cli(bin: &str, store: &std::path::Path, cache: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(bin);
+    cmd.env("MEMDAG_COMPONENT", component_path())
+        .env("MEMDAG_CACHE_DIR", std::env::temp_dir().join(cache))
+        .arg("--store")
+        .arg(store);
+    cmd
+}
