@@ -433,13 +433,9 @@ export class PersistentMemory extends EventTarget {
   /** Resolves with `value` once every entry is durable; rejects if a flush fails or a rebase
    * drops one of them. Schedules a flush. */
   #durable(entries, value) {
+    // Each entry comes from one operation, so it has one waiter.
     const waits = entries.map((entry) => new Promise((resolve, reject) => {
-      const previous = entry.settle;
-      entry.settle = (error) => {
-        previous?.(error);
-        if (error) reject(error);
-        else resolve();
-      };
+      entry.settle = (error) => (error ? reject(error) : resolve());
     }));
     this.#scheduleFlush();
     return Promise.all(waits).then(() => value);

@@ -25,14 +25,7 @@ fn main() {
     // load alone), or save it there.
     let saved = std::env::args().nth(2).map(std::path::PathBuf::from);
     if let Some(path) = saved.as_ref().filter(|p| p.exists()) {
-        let entries = read_entries(path);
-        let t = Instant::now();
-        let store = Store::load(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap();
-        println!(
-            "Store::load total: {:.0} ms ({} records)",
-            ms(t),
-            store.len()
-        );
+        time_load(&read_entries(path));
         return;
     }
     let t0 = Instant::now();
@@ -70,6 +63,11 @@ fn main() {
         text.add(i as u32, r);
     }
     println!("rebuild bm25 alone: {:.0} ms", ms(t));
+    time_load(&entries);
+}
+
+/// Opens the store and prints how long it took.
+fn time_load(entries: &[(String, Vec<u8>)]) {
     let t = Instant::now();
     let store = Store::load(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap();
     println!(

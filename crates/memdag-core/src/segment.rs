@@ -47,7 +47,7 @@
 //! This module knows the byte format only; it imports neither the store nor the search index.
 
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
@@ -162,6 +162,8 @@ pub struct SegmentWriter {
     chunk_bytes: usize,
     done: Vec<Vec<u8>>,
     current: Chunk,
+    /// One record's MessagePack, reused for every record.
+    scratch: Vec<u8>,
     /// Entries written, of every kind.
     pub entries: u64,
 }
@@ -341,6 +343,7 @@ impl SegmentWriter {
                 - 64,
             done: Vec::new(),
             current: Chunk::default(),
+            scratch: Vec::new(),
             entries: 0,
         }
     }
@@ -376,13 +379,16 @@ impl SegmentWriter {
             importance: r.importance,
             compact: &r.compact,
         };
-        let encoded = to_msgpack(&fields)?;
+        self.scratch.clear();
+        rmp_serde::encode::write_named(&mut self.scratch, &fields).map_err(|e| Error::Storage {
+            message: e.to_string(),
+        })?;
         let vector = r.embedding.as_ref().map_or(0, |e| e.len() * 4 + 4);
         let text_bytes = text.map_or(0, |t| 8 + t.terms.len() * 8 + t.keys.len() * 4);
-        self.room(encoded.len() + vector + text_bytes)?;
+        self.room(self.scratch.len() + vector + text_bytes)?;
         self.current.add_text(text);
         let c = &mut self.current;
-        c.records.extend_from_slice(&encoded);
+        c.records.extend_from_slice(&self.scratch);
         if let Some(e) = &r.embedding {
             if c.dimension == 0 {
                 c.dimension = e.len() as u32;

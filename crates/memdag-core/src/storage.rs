@@ -96,6 +96,13 @@ impl Default for PersistState {
     }
 }
 
+/// What [`Store::write_live`] wrote: slots, graph nodes and blob ids.
+struct Written {
+    slots: Vec<usize>,
+    nodes: Vec<u32>,
+    blobs: Vec<String>,
+}
+
 #[derive(Debug, Clone)]
 struct Taken {
     created: Vec<u64>,
@@ -267,12 +274,12 @@ impl Store {
         for s in &removed {
             deletes.extend(s.keys());
         }
-        let named: BTreeSet<String> = commit
-            .segments
-            .iter()
-            .flat_map(|s| s.keys().collect::<Vec<_>>())
-            .collect();
-        deletes.retain(|k| !named.contains(k) && k != HEAD_KEY);
+        // Never delete what the new commit names. A live segment's generation is never an
+        // orphan's (see `skip_orphan_generations`), so the generation decides.
+        let live: BTreeSet<u64> = commit.segments.iter().map(|s| s.generation).collect();
+        deletes.retain(|k| {
+            k != HEAD_KEY && keys::parse_segment_key(k).is_none_or(|(g, _)| !live.contains(&g))
+        });
         deletes.sort();
         deletes.dedup();
         puts.extend(deletes.iter().map(|key| Change {
@@ -367,28 +374,49 @@ impl Store {
         generation: u64,
         keep: &dyn Fn(u64) -> bool,
     ) -> Result<()> {
-        let home = |homes: &[u64], i: usize| homes.get(i).copied().unwrap_or(UNWRITTEN);
-        for slot in 0..self.slots.len() {
-            if let Some(r) = &self.slots[slot] {
-                if keep(home(&self.persist.record_home, slot)) {
-                    write_record(w, r)?;
-                    set_home(&mut self.persist.record_home, slot, generation);
-                }
-            }
+        let written = self.write_live(w, keep)?;
+        let p = &mut self.persist;
+        for slot in written.slots {
+            set_home(&mut p.record_home, slot, generation);
         }
-        for node in 0..self.search.vectors.node_capacity() as u32 {
-            if keep(home(&self.persist.node_home, node as usize)) && self.write_node(w, node)? {
-                set_home(&mut self.persist.node_home, node as usize, generation);
-            }
+        for node in written.nodes {
+            set_home(&mut p.node_home, node as usize, generation);
         }
-        for (id, text) in &self.blobs {
-            let at = self.persist.blob_home.get(id).copied().unwrap_or(UNWRITTEN);
-            if keep(at) {
-                w.blob(id, text)?;
-                self.persist.blob_home.insert(id.clone(), generation);
-            }
+        for id in written.blobs {
+            p.blob_home.insert(id, generation);
         }
         Ok(())
+    }
+
+    /// Writes every live record, node and blob whose home passes `keep`; returns what it wrote.
+    fn write_live(&self, w: &mut SegmentWriter, keep: &dyn Fn(u64) -> bool) -> Result<Written> {
+        let p = &self.persist;
+        let home = |homes: &[u64], i: usize| homes.get(i).copied().unwrap_or(UNWRITTEN);
+        let mut slots = Vec::new();
+        for (slot, r) in self.slots.iter().enumerate() {
+            if let Some(r) = r.as_ref().filter(|_| keep(home(&p.record_home, slot))) {
+                write_record(w, r)?;
+                slots.push(slot);
+            }
+        }
+        let mut nodes = Vec::new();
+        for node in 0..self.search.vectors.node_capacity() as u32 {
+            if keep(home(&p.node_home, node as usize)) && self.write_node(w, node)? {
+                nodes.push(node);
+            }
+        }
+        let mut blobs = Vec::new();
+        for (id, text) in &self.blobs {
+            if keep(p.blob_home.get(id).copied().unwrap_or(UNWRITTEN)) {
+                w.blob(id, text)?;
+                blobs.push(id.clone());
+            }
+        }
+        Ok(Written {
+            slots,
+            nodes,
+            blobs,
+        })
     }
 
     /// Carries the tombstones of merged segments into the merged one, or drops them when the
@@ -401,33 +429,18 @@ impl Store {
         bottom: bool,
     ) -> Result<()> {
         let p = &mut self.persist;
-        let seqs: Vec<u64> = p
-            .gone_records
-            .iter()
-            .filter(|(_, g)| run.contains(g))
-            .map(|(s, _)| *s)
-            .collect();
-        for seq in seqs {
-            if bottom {
-                p.gone_records.remove(&seq);
-            } else {
-                p.gone_records.insert(seq, generation);
-                w.gone_record(seq)?;
-            }
+        if bottom {
+            p.gone_records.retain(|_, g| !run.contains(g));
+            p.gone_blobs.retain(|_, g| !run.contains(g));
+            return Ok(());
         }
-        let ids: Vec<String> = p
-            .gone_blobs
-            .iter()
-            .filter(|(_, g)| run.contains(g))
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in ids {
-            if bottom {
-                p.gone_blobs.remove(&id);
-            } else {
-                w.gone_blob(&id)?;
-                p.gone_blobs.insert(id, generation);
-            }
+        for (seq, g) in p.gone_records.iter_mut().filter(|(_, g)| run.contains(*g)) {
+            *g = generation;
+            w.gone_record(*seq)?;
+        }
+        for (id, g) in p.gone_blobs.iter_mut().filter(|(_, g)| run.contains(*g)) {
+            *g = generation;
+            w.gone_blob(id)?;
         }
         Ok(())
     }
@@ -521,80 +534,58 @@ impl Store {
             return;
         };
         let created: BTreeSet<u64> = taken.created.iter().copied().collect();
-        let ids: Vec<(Slot, String)> = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter_map(|(slot, r)| r.as_ref().map(|r| (slot as Slot, r.id.clone())))
-            .filter(|(slot, _)| {
-                created.contains(
-                    &self
-                        .persist
-                        .record_home
-                        .get(*slot as usize)
-                        .copied()
-                        .unwrap_or(0),
-                )
-            })
-            .collect();
-        for (slot, id) in ids {
-            self.persist.record_home[slot as usize] = UNWRITTEN;
-            self.dirty.mark(Touched::Record(id));
-        }
-        for node in 0..self.persist.node_home.len() {
-            if created.contains(&self.persist.node_home[node]) {
-                self.persist.node_home[node] = UNWRITTEN;
-                self.dirty.mark(Touched::Node(node as u32));
+        // Everything whose newest stored form was in a segment of the failed change set is
+        // written again by the next one.
+        let p = &mut self.persist;
+        let mut marks = Vec::new();
+        for (slot, r) in self.slots.iter().enumerate() {
+            if let (Some(r), Some(home)) = (r, p.record_home.get_mut(slot)) {
+                if created.contains(home) {
+                    *home = UNWRITTEN;
+                    marks.push(Touched::Record(r.id.clone()));
+                }
             }
         }
-        let blobs: Vec<String> = self
-            .persist
-            .blob_home
-            .iter()
-            .filter(|(_, g)| created.contains(g))
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in blobs {
-            self.persist.blob_home.remove(&id);
-            self.dirty.mark(Touched::Blob(id));
+        for (node, home) in p.node_home.iter_mut().enumerate() {
+            if created.contains(home) {
+                *home = UNWRITTEN;
+                marks.push(Touched::Node(node as u32));
+            }
         }
-        let gone: Vec<u64> = self
-            .persist
-            .gone_records
-            .iter()
-            .filter(|(_, g)| created.contains(g))
-            .map(|(seq, _)| *seq)
-            .collect();
-        for seq in gone {
-            self.persist.gone_records.remove(&seq);
-            self.dirty.mark(Touched::Removed(seq));
+        p.blob_home.retain(|id, g| {
+            let keep = !created.contains(g);
+            if !keep {
+                marks.push(Touched::Blob(id.clone()));
+            }
+            keep
+        });
+        p.gone_records.retain(|seq, g| {
+            let keep = !created.contains(g);
+            if !keep {
+                marks.push(Touched::Removed(*seq));
+            }
+            keep
+        });
+        p.gone_blobs.retain(|id, g| {
+            let keep = !created.contains(g);
+            if !keep {
+                marks.push(Touched::Blob(id.clone()));
+            }
+            keep
+        });
+        let orphans = &mut p.orphans;
+        p.commit.segments.retain(|s| {
+            let keep = !created.contains(&s.generation);
+            if !keep {
+                orphans.extend(s.keys());
+            }
+            keep
+        });
+        for s in &taken.removed {
+            orphans.extend(s.keys());
         }
-        let gone: Vec<String> = self
-            .persist
-            .gone_blobs
-            .iter()
-            .filter(|(_, g)| created.contains(g))
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in gone {
-            self.persist.gone_blobs.remove(&id);
-            self.dirty.mark(Touched::Blob(id));
-        }
-        let p = &mut self.persist;
-        let dropped: Vec<SegmentInfo> = p
-            .commit
-            .segments
-            .iter()
-            .filter(|s| created.contains(&s.generation))
-            .cloned()
-            .collect();
-        p.commit
-            .segments
-            .retain(|s| !created.contains(&s.generation));
-        for s in dropped.iter().chain(&taken.removed) {
-            p.orphans.extend(s.keys());
-        }
-        p.orphans.extend(taken.deletes);
+        orphans.extend(taken.deletes);
+        self.dirty.restore(marks);
         self.dirty.mark(Touched::Counters);
     }
 
@@ -603,15 +594,7 @@ impl Store {
     pub fn snapshot(&self) -> Result<Vec<(String, Vec<u8>)>> {
         let part_bytes = self.persist.part_bytes;
         let mut w = SegmentWriter::new(part_bytes);
-        for r in self.iter() {
-            write_record(&mut w, r)?;
-        }
-        for node in 0..self.search.vectors.node_capacity() as u32 {
-            self.write_node(&mut w, node)?;
-        }
-        for (id, text) in &self.blobs {
-            w.blob(id, text)?;
-        }
+        self.write_live(&mut w, &|_| true)?;
         let mut out = Vec::new();
         let mut segments = Vec::new();
         if !w.is_empty() {
@@ -912,11 +895,10 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     }
     text_index.reserve_postings(&term_counts, &key_counts);
     drop((term_counts, key_counts));
-    let mut text_index = Some(text_index);
+    // Buffers of one record's entry, reused for every record.
+    let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
+    let mut keys: Vec<(u32, u8)> = Vec::new();
     let mut stored_text = |slot: Slot, index: &mut InvertedIndex| -> bool {
-        if let Some(prepared) = text_index.take() {
-            *index = prepared;
-        }
         let Some(&(vi, ri)) = chosen.get(slot as usize) else {
             return false;
         };
@@ -925,8 +907,8 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         };
         let mut lens = [0u32; FIELDS];
         let mut keys_len = 0;
-        let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
-        let mut keys: Vec<(u32, u8)> = Vec::new();
+        terms.clear();
+        keys.clear();
         text.entry(
             ri as usize,
             &mut |l, k| {
@@ -947,6 +929,7 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         &mut store,
         commit.dimension as usize,
         &graph,
+        text_index,
         &mut stored_text,
     );
     // Slots follow sequence order, as `chosen` does.
@@ -1048,6 +1031,7 @@ fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         &mut store,
         meta.dimension as usize,
         &V1Graph(by_seq),
+        InvertedIndex::default(),
         &mut |_, _| false,
     );
     store.persist.full_rewrite =
@@ -1061,6 +1045,7 @@ fn restore_search(
     store: &mut Store,
     dimension: usize,
     graph: &dyn GraphSource,
+    text: InvertedIndex,
     stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
 ) -> Vec<u32> {
     let mut search = core::mem::take(&mut store.search);
@@ -1069,6 +1054,7 @@ fn restore_search(
         dimension,
         &|r: &Record, out: &mut Vec<f32>| normalize_into(r.embedding.as_deref(), out),
         graph,
+        text,
         stored_text,
     );
     store.search = search;

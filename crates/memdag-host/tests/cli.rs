@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::ok;
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -12,17 +14,6 @@ use std::process::{Command, Output, Stdio};
 /// The binary under test, with a compiled-code cache shared by the tests of this run.
 fn memdag(store: &Path) -> Command {
     common::memdag_cli(env!("CARGO_BIN_EXE_memdag"), store, "memdag-cli-test-cache")
-}
-
-/// Runs and returns the output, failing with stderr when the command fails.
-fn ok(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn failed(cmd: &mut Command) -> Output {

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::ok;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -98,24 +100,11 @@ fn kill_9_during_ingest_then_a_rerun_stores_every_turn_once() {
         assert_each_once(&records, records.len());
         assert!(records.len() <= 4000, "round {round}");
     }
-    let out = memdag(&store).arg("ingest").arg(&file).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(memdag(&store).arg("ingest").arg(&file));
     assert_each_once(&stored(&store), 4000);
     assert!(killed_midway >= 1, "no kill landed during an ingest");
     // A search works on the result.
-    let out = memdag(&store)
-        .args(["search", "deploy", "--k", "3"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok(memdag(&store).args(["search", "deploy", "--k", "3"]));
 }
 
 #[test]
@@ -125,20 +114,16 @@ fn two_ingests_at_once_lose_nothing_or_the_second_is_busy() {
     let b = turns_file(dir.path(), "b", 1500);
     let store = dir.path().join("store");
     std::fs::create_dir_all(&store).unwrap();
-    let one = memdag(&store)
-        .arg("ingest")
-        .arg(&a)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let two = memdag(&store)
-        .arg("ingest")
-        .arg(&b)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let spawn = |file: &Path| {
+        memdag(&store)
+            .arg("ingest")
+            .arg(file)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (one, two) = (spawn(&a), spawn(&b));
     let outs = [
         one.wait_with_output().unwrap(),
         two.wait_with_output().unwrap(),
@@ -157,12 +142,7 @@ fn two_ingests_at_once_lose_nothing_or_the_second_is_busy() {
     assert_each_once(&stored(&store), expected);
     // The refused file can be ingested now, and everything is there once.
     for f in [&a, &b] {
-        let out = memdag(&store).arg("ingest").arg(f).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        ok(memdag(&store).arg("ingest").arg(f));
     }
     assert_each_once(&stored(&store), 3000);
 }
@@ -178,22 +158,9 @@ fn a_long_id_is_stored_and_the_store_keeps_working() {
     )
     .unwrap();
     let store = dir.path().join("store");
-    let out = memdag(&store).arg("ingest").arg(&file).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = memdag(&store)
-        .args(["recall", "--thread", "t0"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("long id"));
+    ok(memdag(&store).arg("ingest").arg(&file));
+    let recalled = ok(memdag(&store).args(["recall", "--thread", "t0"]));
+    assert!(recalled.contains("long id"));
     // An id over the core's limit is refused with INVALID_INPUT and writes nothing.
     let too_long = "a".repeat(300);
     std::fs::write(

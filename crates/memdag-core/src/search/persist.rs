@@ -60,6 +60,7 @@ impl SearchIndex {
 
     /// Builds the indexes of freshly loaded records (`slots`, in slot order): the text index
     /// from the stored analyses `stored_text` adds (true when it did) or else from the records,
+    /// starting from `text` (empty, or with the stored terms interned and room reserved), and
     /// the graph from `graph`. `vectors` gives each slot's normalized vector.
     /// Returns the nodes that had to be inserted anew (their stored form is missing or stale).
     pub(crate) fn restore(
@@ -68,10 +69,12 @@ impl SearchIndex {
         dimension: usize,
         vectors: &dyn Fn(&Record, &mut Vec<f32>) -> bool,
         graph: &dyn GraphSource,
+        text: InvertedIndex,
         stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
     ) -> Vec<u32> {
         let mut idx = SearchIndex {
             auto_embed: self.auto_embed(),
+            text,
             ..Default::default()
         };
         if dimension > 0 {

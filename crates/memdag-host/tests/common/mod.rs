@@ -85,3 +85,14 @@ pub fn memdag_cli(bin: &str, store: &std::path::Path, cache: &str) -> std::proce
         .arg(store);
     cmd
 }
+
+/// Runs and returns the output, failing with stderr when the command fails.
+pub fn ok(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
