@@ -68,6 +68,20 @@ impl Dag {
         limit: usize,
         parents_of: impl Fn(&str) -> Option<&'a [String]>,
     ) -> Vec<&'a str> {
+        self.walk_where(start, direction, depth, limit, parents_of, |_| true)
+    }
+
+    /// [`Dag::walk`] returning only the nodes `keep` accepts; the others are walked through
+    /// but neither returned nor counted towards `limit`.
+    pub fn walk_where<'a>(
+        &'a self,
+        start: &'a str,
+        direction: Direction,
+        depth: usize,
+        limit: usize,
+        parents_of: impl Fn(&str) -> Option<&'a [String]>,
+        keep: impl Fn(&str) -> bool,
+    ) -> Vec<&'a str> {
         // Borrowed ids only: this walk sits on the recall path.
         let mut out: Vec<&'a str> = Vec::new();
         let mut seen: BTreeSet<&'a str> = BTreeSet::new();
@@ -90,7 +104,9 @@ impl Dag {
                     break;
                 }
                 if seen.insert(n) {
-                    out.push(n);
+                    if keep(n) {
+                        out.push(n);
+                    }
                     queue.push_back((n, level + 1));
                 }
             }

@@ -19,6 +19,7 @@ pub mod envelope;
 pub mod error;
 pub mod hash;
 pub mod keys;
+pub mod limits;
 pub mod record;
 pub mod store;
 
@@ -28,6 +29,8 @@ pub mod codec;
 pub mod compact;
 #[cfg(feature = "std")]
 pub mod context;
+#[cfg(feature = "std")]
+pub mod erase;
 #[cfg(feature = "std")]
 pub mod recall;
 #[cfg(feature = "std")]
@@ -41,6 +44,7 @@ pub mod tokens;
 
 pub use dag::{Dag, Direction};
 pub use error::{Error, ErrorKind, Result};
+pub use limits::Limits;
 pub use record::{CompactNode, NewTurn, Record, Section, Step};
 pub use store::{Slot, Store};
 

@@ -115,6 +115,12 @@ impl PersistState {
     pub(crate) fn must_write(&self) -> bool {
         self.full_rewrite || !self.orphans.is_empty()
     }
+
+    /// Makes the next change set write every live entry under new keys and delete every
+    /// key the store had, so no byte of erased data stays in an old segment.
+    pub(crate) fn force_full_rewrite(&mut self) {
+        self.full_rewrite = true;
+    }
 }
 
 /// The size class of a segment of `bytes` bytes.

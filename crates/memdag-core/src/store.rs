@@ -14,6 +14,7 @@ use crate::dag::{Dag, Direction};
 use crate::dirty::{Dirty, Touched};
 use crate::error::{Error, Result};
 use crate::hash::Fnv;
+use crate::limits::Limits;
 use crate::record::{NewTurn, Record, DEFAULT_IMPORTANCE, MAX_ID_LEN};
 
 /// Dense in-memory handle of a record, stable for the life of a store instance (not persisted).
@@ -44,12 +45,27 @@ pub struct Store {
     /// What the storage engine knows of the stored form (see [`crate::storage`]).
     #[cfg(feature = "std")]
     pub(crate) persist: crate::storage::PersistState,
+    /// What a turn may hold (see [`crate::limits`]).
+    limits: Limits,
 }
 
 impl Store {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The limits new turns are checked against.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Sets the limits for turns added from now on. Records already stored are kept as
+    /// they are. [`Error::InvalidInput`] if a limit is zero.
+    pub fn set_limits(&mut self, limits: Limits) -> Result<()> {
+        limits.validate()?;
+        self.limits = limits;
+        Ok(())
     }
 
     /// Number of live records.
@@ -88,6 +104,7 @@ impl Store {
         if turn.thread.is_empty() {
             return Err(Error::invalid("thread must not be empty"));
         }
+        self.limits.check_turn(&turn)?;
         let importance = turn.importance.unwrap_or(DEFAULT_IMPORTANCE);
         if !(0.0..=1.0).contains(&importance) {
             return Err(Error::invalid(format!(
@@ -231,6 +248,18 @@ impl Store {
         self.newest(self.by_user.get(user), n)
     }
 
+    /// The ids of every record of `user`, oldest first.
+    pub fn ids_of_user(&self, user: &str) -> Vec<String> {
+        self.by_user
+            .get(user)
+            .map(|set| {
+                set.iter()
+                    .filter_map(|&(_, _, slot)| self.slot(slot).map(|r| r.id.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     fn newest(&self, set: Option<&BTreeSet<Chrono>>, n: usize) -> Vec<&Record> {
         set.map(|s| {
             s.iter()
@@ -245,12 +274,34 @@ impl Store {
     /// The ancestors of `id`, breadth-first and nearest first, at most `depth` edges away and
     /// at most `limit` of them. [`Error::NotFound`] if `id` is unknown.
     pub fn ancestors(&self, id: &str, depth: usize, limit: usize) -> Result<Vec<&Record>> {
-        self.walk(id, Direction::Ancestors, depth, limit)
+        self.walk(id, Direction::Ancestors, depth, limit, "")
     }
 
     /// The descendants of `id`, breadth-first and nearest first. See [`Store::ancestors`].
     pub fn descendants(&self, id: &str, depth: usize, limit: usize) -> Result<Vec<&Record>> {
-        self.walk(id, Direction::Descendants, depth, limit)
+        self.walk(id, Direction::Descendants, depth, limit, "")
+    }
+
+    /// A walk from `id` on behalf of `user`: only records the user may see
+    /// ([`Record::visible_to`]) are returned, and `id` itself must be one of them, else
+    /// [`Error::NotFound`] (so a walk does not even reveal that another user's id exists).
+    /// The walk passes through records the user may not see, without returning or counting
+    /// them, so the user's ancestry across a shared thread stays connected. An empty `user`
+    /// is store-wide.
+    pub fn walk_as(
+        &self,
+        user: &str,
+        id: &str,
+        direction: Direction,
+        depth: usize,
+        limit: usize,
+    ) -> Result<Vec<&Record>> {
+        self.walk(id, direction, depth, limit, user)
+    }
+
+    /// The record with this id if `user` may see it ([`Record::visible_to`]).
+    pub fn get_as(&self, user: &str, id: &str) -> Option<&Record> {
+        self.get(id).filter(|r| r.visible_to(user))
     }
 
     fn walk(
@@ -259,13 +310,19 @@ impl Store {
         direction: Direction,
         depth: usize,
         limit: usize,
+        user: &str,
     ) -> Result<Vec<&Record>> {
         let start = self
-            .get(id)
+            .get_as(user, id)
             .ok_or_else(|| Error::NotFound { id: id.into() })?;
-        let ids = self.dag.walk(&start.id, direction, depth, limit, |n| {
-            self.get(n).map(|r| r.parents.as_slice())
-        });
+        let ids = self.dag.walk_where(
+            &start.id,
+            direction,
+            depth,
+            limit,
+            |n| self.get(n).map(|r| r.parents.as_slice()),
+            |n| user.is_empty() || self.get(n).is_some_and(|r| r.visible_to(user)),
+        );
         Ok(ids.into_iter().filter_map(|i| self.get(i)).collect())
     }
 
@@ -279,8 +336,18 @@ impl Store {
     /// Each child of the deleted record replaces it, in its parent list, with the deleted
     /// record's own parents (keeping order, without duplicates). So ancestry through the
     /// deleted record is preserved and no edge dangles. The children are rewritten, and so
-    /// appear in the change set. Returns the deleted record.
+    /// appear in the change set. The blobs the record referenced (full tool outputs, see
+    /// [`crate::blob`]) go with it unless another live record references them too. Returns
+    /// the deleted record.
     pub fn delete(&mut self, id: &str) -> Result<Record> {
+        let record = self.unlink(id)?;
+        #[cfg(feature = "std")]
+        self.drop_unreferenced_blobs(core::slice::from_ref(&record));
+        Ok(record)
+    }
+
+    /// [`Store::delete`] without the blob collection.
+    pub(crate) fn unlink(&mut self, id: &str) -> Result<Record> {
         let slot = self
             .slot_of(id)
             .ok_or_else(|| Error::NotFound { id: id.into() })?;
@@ -294,6 +361,8 @@ impl Store {
             }
         }
         self.by_id.remove(id);
+        #[cfg(feature = "std")]
+        self.access.remove(&slot);
         let chrono = (record.created_at, record.seq, slot);
         remove_chrono(&mut self.by_thread, &record.thread, &chrono);
         remove_chrono(&mut self.by_user, &record.user, &chrono);
@@ -340,6 +409,9 @@ impl Store {
         id: &str,
         compact: Option<crate::record::CompactNode>,
     ) -> Result<()> {
+        if let Some(c) = &compact {
+            self.limits.check_compact(c)?;
+        }
         let slot = self
             .slot_of(id)
             .ok_or_else(|| Error::NotFound { id: id.into() })?;

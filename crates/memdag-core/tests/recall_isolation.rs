@@ -1,8 +1,10 @@
-//! Users never see each other's memory through recall: a property test over random
-//! multi-user stores and queries, and the case that was reported.
+//! Users never see each other's memory: a property test over random multi-user stores and
+//! queries through every read that names a user (recall, search in each mode, grep, the DAG
+//! walks, get), and the case that was reported.
 
 use memdag_core::recall::RecallQuery;
-use memdag_core::{NewTurn, Store};
+use memdag_core::search::{GrepQuery, SearchFilter, SearchMode, SearchQuery};
+use memdag_core::{Direction, NewTurn, Store};
 use proptest::prelude::*;
 
 fn add(
@@ -97,6 +99,7 @@ proptest! {
     ) {
         const WORDS: [&str; 6] = ["password", "budget", "deploy", "trip", "doctor", "address"];
         let mut s = Store::new();
+        s.set_auto_embed(true);
         let mut ids: Vec<String> = Vec::new();
         for (i, (user, th, w, shared, parents)) in turns.iter().enumerate() {
             let id = format!("r{i}");
@@ -123,5 +126,79 @@ proptest! {
             let marker = format!("<{}>", r.id);
             prop_assert!(!recall.block.contains(&marker), "{} of {} is in the block of {user}", r.id, r.user);
         }
+        let as_user = SearchFilter { user: Some(user.clone()), ..Default::default() };
+        for mode in [SearchMode::Bm25, SearchMode::Vector, SearchMode::Hybrid] {
+            let hits = s.search(&SearchQuery {
+                text: format!("secret {}", WORDS[word as usize]),
+                mode,
+                k: 50,
+                filter: as_user.clone(),
+                ..Default::default()
+            }).unwrap();
+            for h in &hits {
+                let r = s.get(&h.id).unwrap();
+                prop_assert!(r.visible_to(&user), "search {mode:?}: {} of {} reached {user}", r.id, r.user);
+            }
+        }
+        let matches = s.grep(&GrepQuery {
+            pattern: "secret".into(),
+            filter: as_user.clone(),
+            ..Default::default()
+        }).unwrap();
+        for m in &matches {
+            let r = s.get(&m.id).unwrap();
+            prop_assert!(r.visible_to(&user), "grep: {} of {} reached {user}", r.id, r.user);
+        }
+        // Every visible record's own grep hit is there: isolation hides nothing of the user's.
+        let visible = s.iter().filter(|r| r.visible_to(&user)).count();
+        let distinct: std::collections::BTreeSet<&str> = matches.iter().map(|m| m.id.as_str()).collect();
+        prop_assert_eq!(distinct.len(), visible);
+        for r in s.iter() {
+            let seen = s.get_as(&user, &r.id);
+            prop_assert_eq!(seen.is_some(), r.visible_to(&user));
+            for direction in [Direction::Ancestors, Direction::Descendants] {
+                match s.walk_as(&user, &r.id, direction, 64, 1000) {
+                    Ok(walked) => {
+                        prop_assert!(r.visible_to(&user));
+                        for w in walked {
+                            prop_assert!(w.visible_to(&user), "walk: {} of {} reached {user}", w.id, w.user);
+                        }
+                    }
+                    Err(e) => {
+                        prop_assert_eq!(e.code(), "NOT_FOUND");
+                        prop_assert!(!r.visible_to(&user));
+                    }
+                }
+            }
+        }
     }
+}
+
+#[test]
+fn a_user_walk_passes_through_hidden_records_without_counting_them() {
+    let mut s = Store::new();
+    add(&mut s, "a1", "t", "alice", "start", &[], &[]);
+    add(&mut s, "b1", "t", "bob", "bob's step", &["a1"], &[]);
+    add(&mut s, "b2", "t", "bob", "bob again", &["b1"], &[]);
+    add(&mut s, "a2", "t", "alice", "alice again", &["b2"], &[]);
+    let walked: Vec<&str> = s
+        .walk_as("alice", "a2", Direction::Ancestors, 64, 1)
+        .unwrap()
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(walked, ["a1"], "the limit counts only what alice may see");
+    let all: Vec<&str> = s
+        .ancestors("a2", 64, 10)
+        .unwrap()
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(all, ["b2", "b1", "a1"]);
+    assert_eq!(
+        s.walk_as("alice", "b1", Direction::Descendants, 64, 10)
+            .unwrap_err()
+            .code(),
+        "NOT_FOUND"
+    );
 }

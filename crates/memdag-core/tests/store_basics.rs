@@ -3,7 +3,7 @@
 mod common;
 
 use common::{apply, turn};
-use memdag_core::{Error, Store};
+use memdag_core::{Error, NewTurn, Store};
 use std::collections::BTreeMap;
 
 fn ids(records: &[&memdag_core::Record]) -> Vec<String> {
@@ -211,4 +211,47 @@ fn requeue_repeats_a_change_set_the_host_failed_to_write() {
         .map(|c| c.key.as_str())
         .collect();
     assert_eq!(deleted, [first[0].key.as_str()]);
+}
+
+#[test]
+fn limits_refuse_oversized_turns_and_change_nothing() {
+    use memdag_core::Limits;
+    let mut s = Store::new();
+    let huge = "x".repeat(64 << 20);
+    let e = s
+        .add_turn(NewTurn {
+            thread: "t".into(),
+            input: huge,
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.code(), "INVALID_INPUT");
+    assert!(e.to_string().contains("maxFieldBytes"), "{e}");
+    assert!(s.is_empty() && !s.has_changes());
+    s.set_limits(Limits {
+        max_tags: 1,
+        ..Limits::default()
+    })
+    .unwrap();
+    assert_eq!(s.limits().max_tags, 1);
+    let two_tags = NewTurn {
+        thread: "t".into(),
+        tags: vec!["a".into(), "b".into()],
+        ..Default::default()
+    };
+    assert_eq!(s.add_turn(two_tags).unwrap_err().code(), "INVALID_INPUT");
+    assert_eq!(
+        s.set_limits(Limits {
+            max_steps: 0,
+            ..Limits::default()
+        })
+        .unwrap_err()
+        .code(),
+        "INVALID_INPUT"
+    );
+    assert_eq!(
+        s.limits().max_tags,
+        1,
+        "a refused change keeps the old limits"
+    );
 }

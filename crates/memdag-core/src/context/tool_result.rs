@@ -23,7 +23,7 @@ use crate::store::Store;
 use crate::tokens::TokenCounter;
 
 const MARKER_OPEN: &str = "[memdag: truncated, ";
-const MARKER_BLOB: &str = "; full text in blob ";
+const MARKER_BLOB: &str = crate::blob::BLOB_REFERENCE;
 
 /// Token limits of tool results. The serde defaults are the values of [`Default`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -49,7 +49,7 @@ impl<'a> Compiled<'a> {
         }
         let f = self.filter;
         f.thread.as_ref().is_none_or(|t| *t == r.thread)
-            && f.user.as_ref().is_none_or(|u| *u == r.user)
+            && f.user.as_ref().is_none_or(|u| r.visible_to(u))
             && f.since.is_none_or(|s| r.created_at >= s)
             && f.until.is_none_or(|u| r.created_at < u)
             && f.tags.iter().all(|t| r.tags.contains(t))

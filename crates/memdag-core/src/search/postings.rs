@@ -165,6 +165,20 @@ impl InvertedIndex {
     }
 
     /// The id of `term`, interned when `intern` is set.
+    /// Forgets the terms no record uses any more, so an erased text leaves no word in the
+    /// dictionary. Their ids are not reused (new terms take ids past the end).
+    pub fn purge_unused_terms(&mut self) {
+        let (postings, keys) = (&mut self.postings, &mut self.keys);
+        self.terms.retain(|_, id| {
+            let used = !postings[*id as usize].is_empty() || !keys[*id as usize].is_empty();
+            if !used {
+                postings[*id as usize] = Vec::new();
+                keys[*id as usize] = Vec::new();
+            }
+            used
+        });
+    }
+
     fn term_id(&mut self, term: &str, intern: bool) -> Option<u32> {
         match self.terms.get(term) {
             Some(&id) => Some(id),

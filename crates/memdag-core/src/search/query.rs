@@ -46,7 +46,9 @@ pub enum Fusion {
 pub struct SearchFilter {
     /// Only records of this thread.
     pub thread: Option<String>,
-    /// Only records of this user.
+    /// Only what this user may see: the user's own records and those tagged `shared`
+    /// ([`Record::visible_to`](crate::Record::visible_to)). Naming a user is how a call is
+    /// kept to one user's memory; an empty name is store-wide.
     pub user: Option<String>,
     /// Only records carrying every one of these tags.
     pub tags: Vec<String>,

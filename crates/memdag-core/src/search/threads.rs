@@ -93,6 +93,12 @@ impl ThreadOrder {
         self.places[slot as usize] = EMPTY;
     }
 
+    /// Forgets the names of threads left without records (their numbers are not reused).
+    pub fn purge_empty(&mut self) {
+        let order = &self.order;
+        self.numbers.retain(|_, n| !order[*n as usize].is_empty());
+    }
+
     /// The slots just before and after `slot` in its thread.
     pub fn neighbours(&self, slot: Slot) -> [Option<Slot>; 2] {
         let some = |s: Slot| (s != NONE).then_some(s);
