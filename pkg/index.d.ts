@@ -86,7 +86,8 @@ export type ErrorCode =
   | 'UNSUPPORTED_VERSION'
   | 'STORAGE'
   | 'HOST'
-  | 'BUSY';
+  | 'BUSY'
+  | 'CLOSED';
 
 /** The shape of every error memdag throws: a plain `Error` with extra properties. */
 export interface MemdagError extends Error {
@@ -97,6 +98,34 @@ export interface MemdagError extends Error {
   ids?: string[];
   /** The id concerned (`NOT_FOUND`, `DUPLICATE_ID`). */
   id?: string;
+  /** `CLOSED` after a WebAssembly trap: the instance is unusable; reopen from storage. */
+  trapped?: boolean;
+}
+
+/**
+ * The most a memory accepts; a turn over any limit is `INVALID_INPUT` naming the field, and a
+ * string over `maxFieldBytes` is refused before it is copied into wasm memory. Defaults:
+ * maxFieldBytes 8 MiB, maxTurnBytes 32 MiB, maxNameBytes 1 KiB, maxTags 256, maxTagBytes 256,
+ * maxParents 1024, maxSteps 10000, maxSections 256, maxDimension 8192.
+ */
+export interface Limits {
+  maxFieldBytes: number;
+  maxTurnBytes: number;
+  maxNameBytes: number;
+  maxTags: number;
+  maxTagBytes: number;
+  maxParents: number;
+  maxSteps: number;
+  maxSections: number;
+  maxDimension: number;
+}
+
+/** What `forgetUser` erased. */
+export interface Forgotten {
+  /** The deleted records' ids, oldest first. */
+  records: string[];
+  /** The removed blobs' ids. */
+  blobs: string[];
 }
 
 /**
@@ -129,14 +158,25 @@ export class Memory {
   byUser(user: string, n: number): MemoryRecord[];
   /**
    * The ancestors of `id`, nearest first, at most `depth` edges away and at most `limit`
-   * records (64 edges and 1,000 records when omitted; `Infinity` for no bound). Throws
-   * `NOT_FOUND` for an unknown id.
+   * records (64 edges and 1,000 records when omitted; `Infinity` for no bound). With a
+   * `user`, only that user's records and those tagged `shared` are returned or counted, and
+   * `id` must be one of them. Throws `NOT_FOUND` for an unknown (or invisible) id.
    */
-  ancestors(id: string, depth?: number, limit?: number): MemoryRecord[];
+  ancestors(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];
   /** The descendants of `id`, nearest first. See `ancestors`. */
-  descendants(id: string, depth?: number, limit?: number): MemoryRecord[];
-  /** Deletes a record and returns it; its children take over its parents. Throws `NOT_FOUND`. */
+  descendants(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];
+  /** Deletes a record and returns it; its children take over its parents, and the blobs only
+   * it referenced go with it. Throws `NOT_FOUND`. */
   delete(id: string): MemoryRecord;
+  /** Erases every turn of `user`, the blobs only they referenced and their index entries; the
+   * next `takeChanges` rewrites the whole store. Throws `INVALID_INPUT` for an empty user. */
+  forgetUser(user: string): Forgotten;
+  /** The limits new turns are checked against. */
+  readonly limits: Limits;
+  /** Changes limits for turns added from now on; names left out keep their defaults. */
+  setLimits(limits: Partial<Limits>): void;
+  /** A test hook: traps while holding the store, as running out of wasm memory would. */
+  __trapForTests(): void;
   /** Makes the next `takeChanges` replace the store stored under `keys` (for import). */
   prepareToReplace(keys: string[]): void;
   /** The largest value a change set may hold, in bytes (default 1 MiB). */
@@ -475,6 +515,8 @@ export interface OpenOptions {
   autoFlush?: boolean;
   /** Refresh when another tab flushes (BroadcastChannel hint; default true). */
   sync?: boolean;
+  /** Limits for this memory (see `Limits`); names left out keep their defaults. */
+  limits?: Partial<Limits>;
 }
 
 /** What a flush did. */
@@ -512,9 +554,18 @@ export class PersistentMemory extends EventTarget {
   get(id: string): MemoryRecord | undefined;
   recent(thread: string, n: number): MemoryRecord[];
   byUser(user: string, n: number): MemoryRecord[];
-  ancestors(id: string, depth?: number, limit?: number): MemoryRecord[];
-  descendants(id: string, depth?: number, limit?: number): MemoryRecord[];
+  ancestors(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];
+  descendants(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];
   children(id: string): string[];
+  readonly limits: Limits;
+  /** Changes limits for turns added from now on (kept across reloads, not stored). */
+  setLimits(limits: Partial<Limits>): void;
+  /** Erases a user (see `Memory.forgetUser`); resolves once the rewrite is durable. */
+  forgetUser(user: string): Promise<Forgotten>;
+  /** Reloads from storage and replays the unflushed journal: how a memory closed by a
+   * WebAssembly trap comes back (started on its own after a trap; event `reopen`). */
+  reopen(): Promise<{ conflicts: Array<{ op: string; args: unknown[]; error: MemdagError }> }>;
+  __trapForTests(): void;
   threads(): Group[];
   users(): Group[];
   /** Deletes a record; resolves with it once the deletion is durable (rejects like `add`). */

@@ -51,6 +51,7 @@ const encodeGeneration = (n) => new TextEncoder().encode(String(n));
 const READS = [
   'get', 'recent', 'byUser', 'ancestors', 'descendants', 'children', 'threads', 'users', 'search',
   'grep', 'recall', 'recallView', 'accessCount', 'compactionPrompt', 'blob', 'blobIds', 'snapshot',
+  '__trapForTests',
 ];
 
 /** Sync methods that change the store: journaled for replay, and flushed by autoFlush. */
@@ -59,10 +60,12 @@ const WRITES = ['applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob']
 /** The commit key of the core (see the core's `keys` module). */
 const HEAD_KEY = 'head';
 
-/** A core memory from stored entries, its segment parts sized for the adapter. */
-function loadCore(entries, storage) {
+/** A core memory from stored entries, its segment parts sized for the adapter, with the
+ * limits the memory was opened with. */
+function loadCore(entries, storage, limits) {
   const core = Memory.load(entries);
   if (storage.maxValueBytes) core.setPartBytes(storage.maxValueBytes);
+  if (limits) core.setLimits(limits);
   return core;
 }
 
@@ -92,11 +95,14 @@ export class PersistentMemory extends EventTarget {
   #serial = Promise.resolve();
   #scheduled = null;
   #channel = null;
+  #limits = null;
+  #reopening = null;
 
   /** Use `Memory.open`. */
-  constructor(core, storage, { name, embed, complete, autoFlush }) {
+  constructor(core, storage, { name, embed, complete, autoFlush, limits }) {
     super();
-    this.#core = core;
+    this.#core = this.#guard(core);
+    this.#limits = limits ?? null;
     this.#storage = storage;
     this.#name = name;
     this.#embedder = embed ? new EmbedBatcher(embed) : null;
@@ -107,7 +113,7 @@ export class PersistentMemory extends EventTarget {
 
   /** See `Memory.open` in index.d.ts. */
   static async open(options = {}) {
-    const { name = 'default', embed, complete, autoFlush = false, sync = true } = options;
+    const { name = 'default', embed, complete, autoFlush = false, sync = true, limits } = options;
     if (typeof name !== 'string' || name === '') throw memdagError('INVALID_INPUT', 'invalid input: name must be a non-empty string');
     for (const [k, f] of [['embed', embed], ['complete', complete]]) {
       if (f != null && typeof f !== 'function') throw memdagError('INVALID_INPUT', `invalid input: ${k} must be a function`);
@@ -122,7 +128,7 @@ export class PersistentMemory extends EventTarget {
     } catch (e) {
       throw storageError(e, 'open');
     }
-    const memory = new PersistentMemory(loadCore(entries, storage), storage, { name, embed, complete, autoFlush });
+    const memory = new PersistentMemory(loadCore(entries, storage, limits), storage, { name, embed, complete, autoFlush, limits });
     memory.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
     if (sync && typeof BroadcastChannel === 'function') memory.#listen();
     return memory;
@@ -152,6 +158,41 @@ export class PersistentMemory extends EventTarget {
   }
   get dimension() {
     return this.#core.dimension;
+  }
+  /** The limits new turns are checked against. */
+  get limits() {
+    return this.#core.limits;
+  }
+
+  /** Changes limits for turns added from now on (kept across reloads, not stored). */
+  setLimits(limits) {
+    this.#core.setLimits(limits);
+    this.#limits = { ...(this.#limits ?? {}), ...limits };
+  }
+
+  /** Erases every turn of `user`, the blobs only they referenced and their index entries,
+   * and rewrites the stored memory so no key keeps them; resolves with `{ records, blobs }`
+   * once that is durable. */
+  async forgetUser(user) {
+    const gone = this.#core.forgetUser(user);
+    return this.#durable([this.#record('forgetUser', [user])], gone);
+  }
+
+  /** Rebuilds the memory from storage and replays the unflushed journal on it: how a memory
+   * closed by a WebAssembly trap comes back (it is also started on its own after a trap). */
+  reopen() {
+    if (this.#reopening) return this.#reopening;
+    const run = this.#serial.then(() => this.#rebase());
+    this.#serial = run.catch(() => {});
+    this.#reopening = run.then((conflicts) => {
+      this.#reopening = null;
+      this.dispatchEvent(new Event('reopen'));
+      return { conflicts };
+    }, (error) => {
+      this.#reopening = null;
+      throw error;
+    });
+    return this.#reopening;
   }
 
   /** Adds a turn now (sync, no host embedder); it persists at the next flush. See `add`. */
@@ -287,7 +328,7 @@ export class PersistentMemory extends EventTarget {
     const run = this.#serial.then(() =>
       withLock(`memdag:${this.#name}`, async () => {
         const entries = decodeExport(bytes).filter(([k]) => k !== GENERATION_KEY);
-        const fresh = loadCore(entries, this.#storage);
+        const fresh = loadCore(entries, this.#storage, this.#limits);
         fresh.autoEmbed = !this.#embedder;
         // Unflushed work is written first, so no promise is left waiting on a replaced store.
         await this.#flushLocked();
@@ -385,7 +426,7 @@ export class PersistentMemory extends EventTarget {
     } catch (e) {
       throw storageError(e, 'reload');
     }
-    const fresh = loadCore(entries, this.#storage);
+    const fresh = loadCore(entries, this.#storage, this.#limits);
     fresh.autoEmbed = !this.#embedder;
     const conflicts = [];
     const kept = [];
@@ -410,8 +451,48 @@ export class PersistentMemory extends EventTarget {
 
   #swap(fresh) {
     const old = this.#core;
-    this.#core = fresh;
-    old.free();
+    this.#core = this.#guard(fresh);
+    try {
+      old.free();
+    } catch {
+      // A core closed by a trap may not free cleanly; it is dropped either way.
+    }
+  }
+
+  /** The core, with every call watched for a trap (a `CLOSED` error marked `trapped`, see
+   * index.js): the first one starts `reopen`, so the memory comes back by itself. */
+  #guard(core) {
+    const watch = (error) => {
+      if (error?.code === 'CLOSED' && error.trapped) {
+        this.reopen().catch((e) => this.dispatchEvent(Object.assign(new Event('error'), { error: e })));
+      }
+      return error;
+    };
+    return new Proxy(core, {
+      get(target, prop) {
+        let value;
+        try {
+          value = Reflect.get(target, prop, target);
+        } catch (e) {
+          throw watch(e);
+        }
+        if (typeof value !== 'function') return value;
+        return (...args) => {
+          try {
+            return value.apply(target, args);
+          } catch (e) {
+            throw watch(e);
+          }
+        };
+      },
+      set(target, prop, value) {
+        try {
+          return Reflect.set(target, prop, value, target);
+        } catch (e) {
+          throw watch(e);
+        }
+      },
+    });
   }
 
   async #load(key) {

@@ -13,7 +13,7 @@
 
 use std::cell::RefCell;
 
-use memdag_core::{Error as CoreError, Store};
+use memdag_core::{Direction, Error as CoreError, Store};
 
 use crate::bindings::exports::memdag::core::context::Message;
 use crate::bindings::exports::memdag::core::memory::{
@@ -22,7 +22,7 @@ use crate::bindings::exports::memdag::core::memory::{
 use crate::bindings::memdag::core::query::{
     GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
 };
-use crate::bindings::memdag::core::types::{Error, NewTurn, Record};
+use crate::bindings::memdag::core::types::{Error, Forgotten, Limits, NewTurn, Record};
 use crate::{convert, embed, persist};
 
 /// The state behind one `store` handle.
@@ -39,13 +39,18 @@ pub struct MemoryStore {
     prefix: String,
     embeddings: Embeddings,
     state: RefCell<State>,
+    /// The limits set by `set-limits`, applied again whenever the store is reloaded.
+    limits: std::cell::Cell<memdag_core::Limits>,
 }
 
 impl MemoryStore {
     /// The state after (re)loading from `kv`: ready, or stale with the reason.
     fn reload(&self) -> State {
         match persist::load(&self.prefix, self.embeddings == Embeddings::Builtin) {
-            Ok(store) => State::Ready(Box::new(store)),
+            Ok(mut store) => match store.set_limits(self.limits.get()) {
+                Ok(()) => State::Ready(Box::new(store)),
+                Err(e) => State::Stale(e),
+            },
             Err(e) => State::Stale(e),
         }
     }
@@ -68,6 +73,33 @@ impl MemoryStore {
             State::Ready(store) => f(store).map_err(|e| convert::error(&e)),
             State::Stale(e) => Err(convert::error(e)),
         }
+    }
+
+    /// Changes the ready store without writing anything (settings that are not stored).
+    fn with_store_mut<T>(
+        &self,
+        f: impl FnOnce(&mut Store) -> Result<T, CoreError>,
+    ) -> Result<T, Error> {
+        match &mut *self.borrow()? {
+            State::Ready(store) => f(store).map_err(|e| convert::error(&e)),
+            State::Stale(e) => Err(convert::error(e)),
+        }
+    }
+
+    /// A DAG walk, kept to what `user` may see when one is named.
+    fn walk(
+        &self,
+        id: String,
+        direction: Direction,
+        depth: u32,
+        limit: u32,
+        user: Option<String>,
+    ) -> Result<Vec<Record>, Error> {
+        let user = user.unwrap_or_default();
+        self.with_store(|s| {
+            let found = s.walk_as(&user, &id, direction, depth as usize, limit as usize)?;
+            Ok(convert::records(&found))
+        })
     }
 
     /// Runs a mutation, then writes its change set through `kv`.
@@ -122,6 +154,7 @@ impl GuestStore for MemoryStore {
             prefix,
             embeddings,
             state: RefCell::new(State::Ready(Box::new(store))),
+            limits: Default::default(),
         }))
     }
 
@@ -162,18 +195,45 @@ impl GuestStore for MemoryStore {
         self.with_store(|s| Ok(convert::records(&s.by_user(&user, n as usize))))
     }
 
-    fn ancestors(&self, id: String, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
-        self.with_store(|s| {
-            let found = s.ancestors(&id, depth as usize, limit as usize)?;
-            Ok(convert::records(&found))
+    fn ancestors(
+        &self,
+        id: String,
+        depth: u32,
+        limit: u32,
+        user: Option<String>,
+    ) -> Result<Vec<Record>, Error> {
+        self.walk(id, Direction::Ancestors, depth, limit, user)
+    }
+
+    fn descendants(
+        &self,
+        id: String,
+        depth: u32,
+        limit: u32,
+        user: Option<String>,
+    ) -> Result<Vec<Record>, Error> {
+        self.walk(id, Direction::Descendants, depth, limit, user)
+    }
+
+    fn forget_user(&self, user: String) -> Result<Forgotten, Error> {
+        self.mutate(|s| {
+            let gone = s.forget_user(&user)?;
+            Ok(Forgotten {
+                records: gone.records,
+                blobs: gone.blobs,
+            })
         })
     }
 
-    fn descendants(&self, id: String, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
-        self.with_store(|s| {
-            let found = s.descendants(&id, depth as usize, limit as usize)?;
-            Ok(convert::records(&found))
-        })
+    fn get_limits(&self) -> Result<Limits, Error> {
+        self.with_store(|s| Ok(convert::limits_to_wit(s.limits())))
+    }
+
+    fn set_limits(&self, limits: Limits) -> Result<(), Error> {
+        let limits = convert::limits_from_wit(&limits);
+        self.with_store_mut(|s| s.set_limits(limits))?;
+        self.limits.set(limits);
+        Ok(())
     }
 
     fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {

@@ -33,7 +33,7 @@ use crate::record::{CompactNode, NewTurn};
 
 /// The most a store accepts. Missing serde fields take the defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct Limits {
     /// The most bytes (UTF-8) of one text field.
     pub max_field_bytes: usize,

@@ -8,6 +8,7 @@ use crate::bindings::exports::memdag::core::memory::{Compactor, ToolResults};
 use crate::bindings::memdag::core::query::{
     Encoding, GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
 };
+use crate::bindings::memdag::core::types::{Forgotten, Limits as TurnLimits};
 use crate::{Error, Memory, NewTurn, Record};
 
 impl Memory {
@@ -38,12 +39,50 @@ impl Memory {
 
     /// The ancestors of `id`, breadth-first, nearest first.
     pub fn ancestors(&mut self, id: &str, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
-        self.store_call(|s, st, h| s.call_ancestors(st, h, id, depth, limit))
+        self.store_call(|s, st, h| s.call_ancestors(st, h, id, depth, limit, None))
     }
 
     /// The descendants of `id`, breadth-first, nearest first.
     pub fn descendants(&mut self, id: &str, depth: u32, limit: u32) -> Result<Vec<Record>, Error> {
-        self.store_call(|s, st, h| s.call_descendants(st, h, id, depth, limit))
+        self.store_call(|s, st, h| s.call_descendants(st, h, id, depth, limit, None))
+    }
+
+    /// The ancestors of `id` that `user` may see (their own and shared records); `id` must
+    /// be one of them.
+    pub fn ancestors_as(
+        &mut self,
+        user: &str,
+        id: &str,
+        depth: u32,
+        limit: u32,
+    ) -> Result<Vec<Record>, Error> {
+        self.store_call(|s, st, h| s.call_ancestors(st, h, id, depth, limit, Some(user)))
+    }
+
+    /// The descendants of `id` that `user` may see. See [`Memory::ancestors_as`].
+    pub fn descendants_as(
+        &mut self,
+        user: &str,
+        id: &str,
+        depth: u32,
+        limit: u32,
+    ) -> Result<Vec<Record>, Error> {
+        self.store_call(|s, st, h| s.call_descendants(st, h, id, depth, limit, Some(user)))
+    }
+
+    /// Erases a user's records, blobs and index entries, and rewrites the store.
+    pub fn forget_user(&mut self, user: &str) -> Result<Forgotten, Error> {
+        self.store_call(|s, st, h| s.call_forget_user(st, h, user))
+    }
+
+    /// The limits new turns are checked against.
+    pub fn limits(&mut self) -> Result<TurnLimits, Error> {
+        self.store_call(|s, st, h| s.call_get_limits(st, h))
+    }
+
+    /// Sets the limits for turns added from now on.
+    pub fn set_limits(&mut self, limits: &TurnLimits) -> Result<(), Error> {
+        self.store_call(|s, st, h| s.call_set_limits(st, h, *limits))
     }
 
     /// Ranked search in any mode, with filters.

@@ -340,3 +340,85 @@ fn a_reader_that_closes_early_is_not_an_error() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(first.starts_with(b"t1499"));
 }
+
+/// Every file under `dir`, recursively, with its bytes.
+fn all_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            out.extend(all_bytes(&path));
+        } else {
+            out.push((path.clone(), std::fs::read(&path).unwrap()));
+        }
+    }
+    out
+}
+
+fn stored_anywhere(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    all_bytes(dir)
+        .into_iter()
+        .filter(|(_, v)| v.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        .map(|(p, _)| p)
+        .collect()
+}
+
+#[test]
+fn user_scoped_reads_forget_user_delete_and_limits() {
+    let (_dir, store) = store();
+    // Mei's turn c is a parent of lin's d: lin's walks pass through it without showing it.
+    let dag = ok(memdag(&store).args(["dag", "d", "--user", "lin"]));
+    assert!(
+        dag.contains("b ") || dag.contains("[b]") || dag.contains("b:"),
+        "{dag}"
+    );
+    assert!(!dag.contains("杭州"), "{dag}");
+    let everyone = ok(memdag(&store).args(["ancestors", "d"]));
+    assert!(everyone.contains("杭州"), "{everyone}");
+    let hidden = failed(memdag(&store).args(["show", "c", "--user", "lin"]));
+    assert!(String::from_utf8_lossy(&hidden.stderr).contains("NOT_FOUND"));
+    let grep = ok(memdag(&store).args(["grep", ".", "--user", "lin", "--json"]));
+    assert!(grep.lines().all(|l| !l.contains("\"id\":\"c\"")), "{grep}");
+    assert!(grep.contains("\"id\":\"a\""), "{grep}");
+
+    // Forgetting mei leaves no byte of hers in any file, and lin's DAG is repaired.
+    assert!(
+        !stored_anywhere(&store, "周末有小雨").is_empty(),
+        "the test is meaningful"
+    );
+    let forgot = ok(memdag(&store).args(["forget-user", "mei"]));
+    assert!(forgot.contains("forgot mei: 1 turns"), "{forgot}");
+    assert_eq!(stored_anywhere(&store, "周末有小雨"), Vec::<PathBuf>::new());
+    assert_eq!(stored_anywhere(&store, "杭州"), Vec::<PathBuf>::new());
+    let d = ok(memdag(&store).args(["ancestors", "d"]));
+    assert!(d.contains("Write a note") && !d.contains("杭州"), "{d}");
+
+    // delete, and the limits: shown as the core's JSON, changed per run with --limits.
+    assert!(ok(memdag(&store).args(["delete", "d"])).contains("deleted d"));
+    assert!(!failed(memdag(&store).args(["delete", "d"]))
+        .status
+        .success());
+    let limits = ok(memdag(&store).arg("limits"));
+    assert!(limits.contains("\"maxFieldBytes\":8388608"), "{limits}");
+    let changed = ok(memdag(&store).args(["limits", "--limits", "{\"maxTags\":3}"]));
+    assert!(changed.contains("\"maxTags\":3"), "{changed}");
+    let typo = failed(memdag(&store).args(["limits", "--limits", "{\"maxTagz\":3}"]));
+    assert!(String::from_utf8_lossy(&typo.stderr).contains("maxTagz"));
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.jsonl");
+    std::fs::write(
+        &big,
+        format!("{{\"thread\":\"x\",\"input\":\"{}\"}}\n", "y".repeat(2000)),
+    )
+    .unwrap();
+    let refused = failed(
+        memdag(&store)
+            .args(["ingest", "--limits", "{\"maxFieldBytes\":1000}"])
+            .arg(&big),
+    );
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("maxFieldBytes"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}

@@ -9,11 +9,12 @@
 use core::cell::RefCell;
 
 use js_sys::Array;
-use memdag_core::{Error, Store};
+use memdag_core::{Direction, Error, Limits, Store};
 use wasm_bindgen::prelude::*;
 
 use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_to_js};
 use crate::error::throw;
+use crate::fields::to_plain;
 use crate::turn::{record_to_js, records_to_js, TurnInput};
 
 /// The memory of one agent or user: turn records linked into a DAG, kept in memory. Persist it
@@ -47,7 +48,8 @@ impl Memory {
     /// throws `UNKNOWN_PARENT` (with `ids`) and nothing is written.
     #[wasm_bindgen(js_name = addTurn)]
     pub fn add_turn(&self, turn: JsValue) -> Result<JsValue, JsValue> {
-        let turn = TurnInput::from_js(turn).map_err(throw)?;
+        let max_field_bytes = self.read(|s| Ok(s.limits().max_field_bytes))?;
+        let turn = TurnInput::from_js(turn, max_field_bytes).map_err(throw)?;
         self.write(|s| s.add_turn(turn.into()).and_then(record_to_js))
     }
 
@@ -71,19 +73,18 @@ impl Memory {
     }
 
     /// The ancestors of `id`, nearest first: at most `depth` edges away and at most `limit`
-    /// records (64 edges and 1,000 records when omitted; `Infinity` for no bound). Throws
-    /// `NOT_FOUND` for an unknown id.
+    /// records (64 edges and 1,000 records when omitted; `Infinity` for no bound). With a
+    /// `user`, only what that user may see (their own records and those tagged `shared`) is
+    /// returned or counted, and `id` must be one of them. Throws `NOT_FOUND` for an unknown
+    /// (or, with a user, invisible) id.
     pub fn ancestors(
         &self,
         id: &JsValue,
         depth: Option<f64>,
         limit: Option<f64>,
+        user: Option<String>,
     ) -> Result<JsValue, JsValue> {
-        let (id, depth, limit) = walk_args(id, depth, limit)?;
-        self.read(|s| {
-            s.ancestors(&id, depth, limit)
-                .and_then(|r| records_to_js(&r))
-        })
+        self.walk(id, Direction::Ancestors, depth, limit, user)
     }
 
     /// The descendants of `id`, nearest first. See `ancestors`.
@@ -92,12 +93,47 @@ impl Memory {
         id: &JsValue,
         depth: Option<f64>,
         limit: Option<f64>,
+        user: Option<String>,
     ) -> Result<JsValue, JsValue> {
-        let (id, depth, limit) = walk_args(id, depth, limit)?;
-        self.read(|s| {
-            s.descendants(&id, depth, limit)
-                .and_then(|r| records_to_js(&r))
+        self.walk(id, Direction::Descendants, depth, limit, user)
+    }
+
+    /// Erases every record of `user`, the blobs only they referenced and their index
+    /// entries, repairing the DAG as `delete` does; the next `takeChanges` rewrites the whole
+    /// store, deleting every old key. Returns `{ records, blobs }`, the erased ids. Throws
+    /// `INVALID_INPUT` for an empty user.
+    #[wasm_bindgen(js_name = forgetUser)]
+    pub fn forget_user(&self, user: &JsValue) -> Result<JsValue, JsValue> {
+        let user = string("user", user)?;
+        self.write(|s| {
+            let gone = s.forget_user(&user)?;
+            to_plain("forgotten", &gone)
         })
+    }
+
+    /// The limits new turns are checked against, e.g. `{ maxFieldBytes: 8388608, ... }`.
+    #[wasm_bindgen(getter)]
+    pub fn limits(&self) -> Result<JsValue, JsValue> {
+        self.read(|s| to_plain("limits", s.limits()))
+    }
+
+    /// Changes limits for turns added from now on; names left out keep their defaults.
+    /// Throws `INVALID_INPUT` for an unknown name or a limit of zero.
+    #[wasm_bindgen(js_name = setLimits)]
+    pub fn set_limits(&self, limits: JsValue) -> Result<(), JsValue> {
+        let limits: Limits = crate::fields::parse_object("limits", limits).map_err(throw)?;
+        self.write(|s| s.set_limits(limits))
+    }
+
+    /// A test hook: traps (a WebAssembly `unreachable`) while holding the store, as running
+    /// out of wasm memory would. Used to test that a trap leaves a memory closed, not BUSY.
+    #[wasm_bindgen(js_name = __trapForTests)]
+    pub fn trap_for_tests(&self) {
+        let _held = self.store.borrow_mut();
+        #[cfg(target_arch = "wasm32")]
+        core::arch::wasm32::unreachable();
+        #[cfg(not(target_arch = "wasm32"))]
+        panic!("trap");
     }
 
     /// Deletes a record and returns it. Its children take over its parents, so ancestry
@@ -187,6 +223,22 @@ impl Memory {
     fn try_write<T>(&self, f: impl FnOnce(&mut Store) -> Result<T, Error>) -> Result<T, Error> {
         let mut store = self.store.try_borrow_mut().map_err(|_| Error::Busy)?;
         f(&mut store)
+    }
+
+    fn walk(
+        &self,
+        id: &JsValue,
+        direction: Direction,
+        depth: Option<f64>,
+        limit: Option<f64>,
+        user: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let (id, depth, limit) = walk_args(id, depth, limit)?;
+        let user = user.unwrap_or_default();
+        self.read(|s| {
+            s.walk_as(&user, &id, direction, depth, limit)
+                .and_then(|r| records_to_js(&r))
+        })
     }
 
     pub(crate) fn read<T>(&self, f: impl FnOnce(&Store) -> Result<T, Error>) -> Result<T, JsValue> {

@@ -15,7 +15,7 @@ use memdag_core::{CompactNode, Error, NewTurn, Record, Step};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
-use crate::fields::parse_object;
+use crate::fields::parse_object_within;
 
 /// A new turn as JS writes it. Unknown properties are refused, so a typo such as `parent`
 /// for `parents` fails with `INVALID_INPUT` instead of silently adding a root. (serde's
@@ -40,9 +40,10 @@ pub struct TurnInput {
 }
 
 impl TurnInput {
-    /// Reads a turn from a JS object. Malformed input is `INVALID_INPUT`.
-    pub fn from_js(value: JsValue) -> Result<Self, Error> {
-        parse_object("turn", value)
+    /// Reads a turn from a JS object. Malformed input is `INVALID_INPUT`, and so is a string
+    /// over `max_field_bytes`, refused before it is copied into wasm memory.
+    pub fn from_js(value: JsValue, max_field_bytes: usize) -> Result<Self, Error> {
+        parse_object_within("turn", value, max_field_bytes)
     }
 }
 

@@ -125,3 +125,34 @@ fn compact_in(c: wit::CompactNode) -> CompactNode {
             .collect(),
     }
 }
+
+/// The core's limits as the WIT record.
+pub fn limits_to_wit(l: &memdag_core::Limits) -> wit::Limits {
+    wit::Limits {
+        max_field_bytes: l.max_field_bytes as u64,
+        max_turn_bytes: l.max_turn_bytes as u64,
+        max_name_bytes: l.max_name_bytes as u64,
+        max_tags: l.max_tags as u64,
+        max_tag_bytes: l.max_tag_bytes as u64,
+        max_parents: l.max_parents as u64,
+        max_steps: l.max_steps as u64,
+        max_sections: l.max_sections as u64,
+        max_dimension: l.max_dimension as u64,
+    }
+}
+
+/// The WIT limits as the core's; values past `usize` saturate.
+pub fn limits_from_wit(l: &wit::Limits) -> memdag_core::Limits {
+    let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+    memdag_core::Limits {
+        max_field_bytes: n(l.max_field_bytes),
+        max_turn_bytes: n(l.max_turn_bytes),
+        max_name_bytes: n(l.max_name_bytes),
+        max_tags: n(l.max_tags),
+        max_tag_bytes: n(l.max_tag_bytes),
+        max_parents: n(l.max_parents),
+        max_steps: n(l.max_steps),
+        max_sections: n(l.max_sections),
+        max_dimension: n(l.max_dimension),
+    }
+}

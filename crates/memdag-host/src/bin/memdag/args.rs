@@ -19,7 +19,8 @@ commands:
   search --batch <FILE>     one query per line (a JSON string, or {\"id\", \"text\",
                             \"embedding\", \"thread\", \"user\"}); prints one JSON line per query
                             with the ranked ids and scores; takes the same options
-  grep <PATTERN>            regular expression over raw logs [-i] [--field F]... [--json]
+  grep <PATTERN>            regular expression over raw logs [-i] [--field F]... [--user U]
+                            [--json]
   recall                    the memory block for a new turn: --thread T --user U [--budget N]
                             [--query TEXT] [--json]
   compact <ID>              write the turn's compact node: with --llm-cmd, else extractive
@@ -28,6 +29,13 @@ commands:
   recent <THREAD> [N]       the N newest turns of a thread (default 10)
   ancestors <ID> [DEPTH]    the DAG ancestors of a turn as a tree (default depth 16)
   get <ID>                  one turn in full (as show)
+  delete <ID>               delete one turn; its children take over its parents
+  forget-user <USER>        erase every turn of a user, the blobs only they referenced, and
+                            their index entries; the store is rewritten so no file keeps them
+  limits                    the limits turns are checked against, as JSON
+
+  With --user U, show, get, dag, ancestors and grep return only what U may see: U's own
+  turns and those tagged \"shared\" (search and recall take --user the same way).
   bench [--sizes N,M] [--json]  the search and recall benchmark, run natively on the core
                             (10k and 100k generated records, LoCoMo recall); a measurement
   help                      this text
@@ -55,6 +63,8 @@ options:
                             on its stdout. Default: the extractive compactor
   --cmd-timeout <SECS>      how long one --embed-cmd or --llm-cmd call may run before it is
                             stopped (default 120)
+  --limits <JSON>           change limits for this run, e.g. '{\"maxFieldBytes\": 1048576}'
+                            (names as `memdag limits` prints them)
 ";
 
 /// What to do.
@@ -69,6 +79,7 @@ pub enum Command {
         pattern: String,
         case_insensitive: bool,
         fields: Vec<String>,
+        user: Option<String>,
         json: bool,
     },
     Recall {
@@ -84,10 +95,12 @@ pub enum Command {
     Show {
         id: String,
         raw: bool,
+        user: Option<String>,
     },
     Dag {
         id: String,
         depth: u32,
+        user: Option<String>,
     },
     Recent {
         thread: String,
@@ -96,7 +109,15 @@ pub enum Command {
     Ancestors {
         id: String,
         depth: u32,
+        user: Option<String>,
     },
+    Delete {
+        id: String,
+    },
+    ForgetUser {
+        user: String,
+    },
+    Limits,
     Help,
 }
 
@@ -148,11 +169,14 @@ pub struct Args {
     pub llm_cmd: Option<String>,
     /// Seconds one host command may run.
     pub cmd_timeout: Option<f64>,
+    /// Limits to set, as JSON (the core's camelCase names).
+    pub limits: Option<String>,
 }
 
 /// Flags that take a value.
-const VALUED: [&str; 23] = [
+const VALUED: [&str; 24] = [
     "--cmd-timeout",
+    "--limits",
     "--store",
     "--component",
     "--embed-cmd",
@@ -319,6 +343,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         component: flags.value("--component").map(PathBuf::from),
         embed_cmd: flags.value("--embed-cmd"),
         llm_cmd: flags.value("--llm-cmd"),
+        limits: flags.value("--limits"),
         cmd_timeout: match flags.value("--cmd-timeout") {
             None => None,
             Some(v) => Some(
@@ -366,6 +391,7 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
             pattern: need("grep a PATTERN")?,
             case_insensitive: flags.has("-i"),
             fields: flags.values("--field"),
+            user: flags.value("--user"),
             json: flags.has("--json"),
         },
         "recall" => {
@@ -388,10 +414,12 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
         "show" | "get" => Command::Show {
             id: need(&format!("{name} an ID"))?,
             raw: flags.has("--raw"),
+            user: flags.value("--user"),
         },
         "dag" => Command::Dag {
             id: need("dag an ID")?,
             depth: count(pos.next(), flags.number("--depth")?.unwrap_or(16))?,
+            user: flags.value("--user"),
         },
         "recent" => Command::Recent {
             thread: need("recent a THREAD")?,
@@ -400,7 +428,15 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
         "ancestors" => Command::Ancestors {
             id: need("ancestors an ID")?,
             depth: count(pos.next(), 16)?,
+            user: flags.value("--user"),
         },
+        "delete" => Command::Delete {
+            id: need("delete an ID")?,
+        },
+        "forget-user" => Command::ForgetUser {
+            user: need("forget-user a USER")?,
+        },
+        "limits" => Command::Limits,
         other => return Err(format!("unknown command {other:?}")),
     };
     if let Some(extra) = pos.next() {
@@ -442,7 +478,8 @@ mod tests {
             parse_str("ancestors t12").unwrap().command,
             Command::Ancestors {
                 id: "t12".into(),
-                depth: 16
+                depth: 16,
+                user: None
             }
         );
         assert_eq!(parse_str("").unwrap().command, Command::Help);
@@ -505,9 +542,23 @@ mod tests {
             parse_str("show t3 --raw").unwrap().command,
             Command::Show {
                 id: "t3".into(),
-                raw: true
+                raw: true,
+                user: None
             }
         );
+        assert_eq!(
+            parse_str("forget-user mallory").unwrap().command,
+            Command::ForgetUser {
+                user: "mallory".into()
+            }
+        );
+        assert_eq!(
+            parse_str("delete t3").unwrap().command,
+            Command::Delete { id: "t3".into() }
+        );
+        let a = parse_str("limits --limits {\"maxTags\":3}").unwrap();
+        assert_eq!(a.command, Command::Limits);
+        assert_eq!(a.limits.as_deref(), Some("{\"maxTags\":3}"));
         assert!(matches!(
             parse_str("recall --thread main --budget 300")
                 .unwrap()

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use memdag_host::{
     locate, recall_query, CommandEmbedder, CommandLlm, Compactor, DirKv, Error, Limits, Memory,
-    OpenOptions, Runtime,
+    OpenOptions, Record, Runtime, TurnLimits,
 };
 
 use args::{Args, Command};
@@ -84,7 +84,11 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
     // Commands that change the store take the writer's lock; the others share a reader's.
     let writes = matches!(
         args.command,
-        Command::Demo | Command::Ingest { .. } | Command::Compact { .. }
+        Command::Demo
+            | Command::Ingest { .. }
+            | Command::Compact { .. }
+            | Command::Delete { .. }
+            | Command::ForgetUser { .. }
     );
     let kv = if writes {
         DirKv::open(&args.store)?
@@ -114,6 +118,11 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         )?;
     }
 
+    if let Some(json) = &args.limits {
+        let limits = parse_limits(json)?;
+        memory.set_limits(&limits)?;
+    }
+
     match args.command {
         Command::Demo => demo::run(&mut memory, out)?,
         Command::Ingest { file } => ingest::run(&mut memory, &file, out)?,
@@ -122,8 +131,17 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             pattern,
             case_insensitive,
             fields,
+            user,
             json,
-        } => search::grep(&mut memory, &pattern, case_insensitive, &fields, json, out)?,
+        } => search::grep(
+            &mut memory,
+            &pattern,
+            case_insensitive,
+            &fields,
+            user,
+            json,
+            out,
+        )?,
         Command::Recall {
             thread,
             user,
@@ -168,8 +186,8 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
                 }
             }
         }
-        Command::Show { id, raw } => {
-            let record = memory.get(&id)?.ok_or_else(|| not_found(&id))?;
+        Command::Show { id, raw, user } => {
+            let record = get_as(&mut memory, &id, user.as_deref())?;
             let text = if raw {
                 show::raw(&record)
             } else {
@@ -177,16 +195,36 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             };
             write!(out, "{text}")?;
         }
-        Command::Dag { id, depth } => dag(&mut memory, &id, depth, out)?,
+        Command::Dag { id, depth, user } => dag(&mut memory, &id, depth, user.as_deref(), out)?,
         Command::Recent { thread, n } => {
             for r in memory.recent(&thread, n)? {
                 writeln!(out, "{}", show::line(&r))?;
             }
         }
-        Command::Ancestors { id, depth } => {
-            let root = memory.get(&id)?.ok_or_else(|| not_found(&id))?;
-            let ancestors = memory.ancestors(&id, depth, u32::MAX)?;
+        Command::Ancestors { id, depth, user } => {
+            let root = get_as(&mut memory, &id, user.as_deref())?;
+            let ancestors = match &user {
+                Some(u) => memory.ancestors_as(u, &id, depth, u32::MAX)?,
+                None => memory.ancestors(&id, depth, u32::MAX)?,
+            };
             write!(out, "{}", show::ancestor_tree(&root, &ancestors))?;
+        }
+        Command::Delete { id } => {
+            let gone = memory.delete(&id)?;
+            writeln!(out, "deleted {}", gone.id)?;
+        }
+        Command::ForgetUser { user } => {
+            let gone = memory.forget_user(&user)?;
+            writeln!(
+                out,
+                "forgot {}: {} turns, {} blobs",
+                user,
+                gone.records.len(),
+                gone.blobs.len()
+            )?;
+        }
+        Command::Limits => {
+            writeln!(out, "{}", limits_json(&memory.limits()?))?;
         }
         Command::Help => unreachable!("handled above"),
     }
@@ -206,11 +244,71 @@ fn cache_dir() -> Option<std::path::PathBuf> {
     }
 }
 
+/// `--limits JSON`: the core's JSON shape of limits; names left out keep their defaults.
+fn parse_limits(json: &str) -> Result<TurnLimits, Error> {
+    let l: memdag_core::Limits = serde_json::from_str(json).map_err(|e| {
+        Error::Io(std::io::Error::new(
+            ErrorKind::InvalidInput,
+            format!("--limits: {e}"),
+        ))
+    })?;
+    Ok(TurnLimits {
+        max_field_bytes: l.max_field_bytes as u64,
+        max_turn_bytes: l.max_turn_bytes as u64,
+        max_name_bytes: l.max_name_bytes as u64,
+        max_tags: l.max_tags as u64,
+        max_tag_bytes: l.max_tag_bytes as u64,
+        max_parents: l.max_parents as u64,
+        max_steps: l.max_steps as u64,
+        max_sections: l.max_sections as u64,
+        max_dimension: l.max_dimension as u64,
+    })
+}
+
+/// The component's limits in the core's JSON shape.
+fn limits_json(l: &TurnLimits) -> String {
+    let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+    let core = memdag_core::Limits {
+        max_field_bytes: n(l.max_field_bytes),
+        max_turn_bytes: n(l.max_turn_bytes),
+        max_name_bytes: n(l.max_name_bytes),
+        max_tags: n(l.max_tags),
+        max_tag_bytes: n(l.max_tag_bytes),
+        max_parents: n(l.max_parents),
+        max_steps: n(l.max_steps),
+        max_sections: n(l.max_sections),
+        max_dimension: n(l.max_dimension),
+    };
+    serde_json::to_string(&core).unwrap_or_default()
+}
+
+/// The record `id`, if `user` (when named) may see it: their own, or tagged `shared`.
+fn get_as(memory: &mut Memory, id: &str, user: Option<&str>) -> Result<Record, Error> {
+    memory
+        .get(id)?
+        .filter(|r| user.is_none_or(|u| r.user == u || r.tags.iter().any(|t| t == "shared")))
+        .ok_or_else(|| not_found(id))
+}
+
 /// `memdag dag ID`: the ancestors, then the descendants, each as a tree.
-fn dag(memory: &mut Memory, id: &str, depth: u32, out: &mut dyn Write) -> Result<(), Error> {
-    let root = memory.get(id)?.ok_or_else(|| not_found(id))?;
-    let ancestors = memory.ancestors(id, depth, u32::MAX)?;
-    let descendants = memory.descendants(id, depth, u32::MAX)?;
+fn dag(
+    memory: &mut Memory,
+    id: &str,
+    depth: u32,
+    user: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let root = get_as(memory, id, user)?;
+    let (ancestors, descendants) = match user {
+        Some(u) => (
+            memory.ancestors_as(u, id, depth, u32::MAX)?,
+            memory.descendants_as(u, id, depth, u32::MAX)?,
+        ),
+        None => (
+            memory.ancestors(id, depth, u32::MAX)?,
+            memory.descendants(id, depth, u32::MAX)?,
+        ),
+    };
     writeln!(
         out,
         "ancestors ({}), parents under children:",

@@ -163,12 +163,14 @@ pub fn grep(
     pattern: &str,
     case_insensitive: bool,
     fields: &[String],
+    user: Option<String>,
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let mut q = grep_query(pattern);
     q.case_insensitive = case_insensitive;
     q.fields = fields.to_vec();
+    q.filter.user = user;
     for m in memory.grep(&q)? {
         if as_json {
             let line = json!({ "id": m.id, "field": m.field, "line": m.line,
