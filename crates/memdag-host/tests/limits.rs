@@ -204,6 +204,12 @@ fn the_component_past_its_timeout_traps_and_the_memory_recovers() {
     let runtime = Runtime::from_file_with(component_path(), limits).unwrap();
     let mut memory = runtime.open(MemKv::default(), None).unwrap();
     memory.add_turn(turn("a", "main", 1, &[])).unwrap();
+    // Past the default field limit, so the work that runs out of time is the core's own.
+    let mut turn_limits = memory.limits().unwrap();
+    turn_limits.max_field_bytes = 64 << 20;
+    turn_limits.max_turn_bytes = 64 << 20;
+    memory.set_limits(&turn_limits).unwrap();
+    assert_eq!(memory.limits().unwrap().max_field_bytes, 64 << 20);
     let started = Instant::now();
     let err = memory.add_turn(huge_turn("big", 16 << 20)).unwrap_err();
     assert!(
