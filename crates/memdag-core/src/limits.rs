@@ -26,6 +26,7 @@
 //! formats depend on it.
 
 use alloc::format;
+use alloc::string::String;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -102,48 +103,32 @@ impl Limits {
 
     /// Checks a turn against every limit; the error names the first field over its limit.
     pub fn check_turn(&self, turn: &NewTurn) -> Result<()> {
-        let mut total = 0usize;
-        let mut field = |name: &str, text: &str| -> Result<()> {
-            if text.len() > self.max_field_bytes {
-                return Err(Error::invalid(format!(
-                    "{name} is {} bytes, over the limit of {} (maxFieldBytes)",
-                    text.len(),
-                    self.max_field_bytes
-                )));
-            }
-            total += text.len();
-            if total > self.max_turn_bytes {
-                return Err(Error::invalid(format!(
-                    "the turn's text is over the limit of {} bytes (maxTurnBytes)",
-                    self.max_turn_bytes
-                )));
-            }
-            Ok(())
-        };
-        field("input", &turn.input)?;
-        field("output", &turn.output)?;
+        self.check_field(|| "input".into(), &turn.input)?;
+        self.check_field(|| "output".into(), &turn.output)?;
+        if turn.steps.len() > self.max_steps {
+            return Err(over("steps", turn.steps.len(), self.max_steps, "maxSteps"));
+        }
+        let mut total = turn.input.len() + turn.output.len();
         for (i, s) in turn.steps.iter().enumerate() {
-            if i >= self.max_steps {
-                return Err(over("steps", turn.steps.len(), self.max_steps, "maxSteps"));
-            }
-            field(&format!("steps[{i}].tool"), &s.tool)?;
-            field(&format!("steps[{i}].args"), &s.args)?;
-            field(&format!("steps[{i}].result"), &s.result)?;
+            self.check_field(|| format!("steps[{i}].tool"), &s.tool)?;
+            self.check_field(|| format!("steps[{i}].args"), &s.args)?;
+            self.check_field(|| format!("steps[{i}].result"), &s.result)?;
+            total += s.tool.len() + s.args.len() + s.result.len();
         }
         if let Some(c) = &turn.compact {
-            field("compact.summary", &c.summary)?;
-            if c.sections.len() > self.max_sections {
-                return Err(over(
-                    "compact.sections",
-                    c.sections.len(),
-                    self.max_sections,
-                    "maxSections",
-                ));
-            }
-            for (i, s) in c.sections.iter().enumerate() {
-                field(&format!("compact.sections[{i}].name"), &s.name)?;
-                field(&format!("compact.sections[{i}].text"), &s.text)?;
-            }
+            self.check_compact(c)?;
+            total += c.summary.len();
+            total += c
+                .sections
+                .iter()
+                .map(|s| s.name.len() + s.text.len())
+                .sum::<usize>();
+        }
+        if total > self.max_turn_bytes {
+            return Err(Error::invalid(format!(
+                "the turn's text is over the limit of {} bytes (maxTurnBytes)",
+                self.max_turn_bytes
+            )));
         }
         for (name, value) in [("thread", &turn.thread), ("user", &turn.user)] {
             if value.len() > self.max_name_bytes {
@@ -178,19 +163,9 @@ impl Limits {
         Ok(())
     }
 
-    /// Checks a compact node given on its own (to replace a record's).
+    /// Checks a compact node's fields and sections.
     pub fn check_compact(&self, compact: &CompactNode) -> Result<()> {
-        let field = |name: &str, text: &str| -> Result<()> {
-            if text.len() > self.max_field_bytes {
-                return Err(Error::invalid(format!(
-                    "{name} is {} bytes, over the limit of {} (maxFieldBytes)",
-                    text.len(),
-                    self.max_field_bytes
-                )));
-            }
-            Ok(())
-        };
-        field("compact.summary", &compact.summary)?;
+        self.check_field(|| "compact.summary".into(), &compact.summary)?;
         if compact.sections.len() > self.max_sections {
             return Err(over(
                 "compact.sections",
@@ -200,8 +175,21 @@ impl Limits {
             ));
         }
         for (i, s) in compact.sections.iter().enumerate() {
-            field(&format!("compact.sections[{i}].name"), &s.name)?;
-            field(&format!("compact.sections[{i}].text"), &s.text)?;
+            self.check_field(|| format!("compact.sections[{i}].name"), &s.name)?;
+            self.check_field(|| format!("compact.sections[{i}].text"), &s.text)?;
+        }
+        Ok(())
+    }
+
+    /// Checks one text field; the name is only built for the error.
+    fn check_field(&self, name: impl FnOnce() -> String, text: &str) -> Result<()> {
+        if text.len() > self.max_field_bytes {
+            return Err(Error::invalid(format!(
+                "{} is {} bytes, over the limit of {} (maxFieldBytes)",
+                name(),
+                text.len(),
+                self.max_field_bytes
+            )));
         }
         Ok(())
     }
