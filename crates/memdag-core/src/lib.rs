@@ -31,6 +31,8 @@ pub mod context;
 #[cfg(feature = "std")]
 pub mod recall;
 #[cfg(feature = "std")]
+pub mod seal;
+#[cfg(feature = "std")]
 pub mod search;
 #[cfg(feature = "std")]
 pub mod segment;
@@ -46,3 +48,5 @@ pub use store::{Slot, Store};
 
 #[cfg(feature = "std")]
 pub use codec::Change;
+#[cfg(feature = "std")]
+pub use seal::Cipher;
