@@ -55,6 +55,10 @@ options:
                             on its stdout. Default: the extractive compactor
   --cmd-timeout <SECS>      how long one --embed-cmd or --llm-cmd call may run before it is
                             stopped (default 120)
+  --key-file <PATH>         encrypt the store at rest with this key: 32 bytes, raw or as 64 hex
+                            digits (e.g. `head -c 32 /dev/urandom > memdag.key`); else
+                            $MEMDAG_KEY_FILE, or $MEMDAG_KEY as 64 hex digits. A store written
+                            with a key opens only with it (error LOCKED otherwise)
 ";
 
 /// What to do.
@@ -148,11 +152,14 @@ pub struct Args {
     pub llm_cmd: Option<String>,
     /// Seconds one host command may run.
     pub cmd_timeout: Option<f64>,
+    /// The file holding the store's encryption key.
+    pub key_file: Option<PathBuf>,
 }
 
 /// Flags that take a value.
-const VALUED: [&str; 23] = [
+const VALUED: [&str; 24] = [
     "--cmd-timeout",
+    "--key-file",
     "--store",
     "--component",
     "--embed-cmd",
@@ -317,6 +324,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 .unwrap_or_else(|| "memdag-demo-store".into()),
         ),
         component: flags.value("--component").map(PathBuf::from),
+        key_file: flags.value("--key-file").map(PathBuf::from),
         embed_cmd: flags.value("--embed-cmd"),
         llm_cmd: flags.value("--llm-cmd"),
         cmd_timeout: match flags.value("--cmd-timeout") {
