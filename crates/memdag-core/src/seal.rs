@@ -45,6 +45,15 @@
 //! RustCrypto's constant-time software AES and POLYVAL are several times slower there than
 //! ChaCha20 and BLAKE2b, which need only 32- and 64-bit arithmetic.
 //!
+//! # Cost
+//! Sealing is two passes over each value (the nonce's keyed hash, then the AEAD), opening one.
+//! `node tests/bench/run-wasm.mjs --seal` (and `memdag-bench --seal` natively) times a flush
+//! of a whole store and a cold open, plain and sealed, in one run. At 100,000 records (205.6
+//! MB stored) on a quiet 2-core machine: in wasm (opt-level 3, simd128) a flush took 1678 ms
+//! plain and 2772 ms sealed (x1.65), an open 764 and 1393 ms (x1.82); natively x1.23 and
+//! x1.52. RustCrypto's ChaCha20 and Poly1305 have no wasm SIMD backend, so in wasm they run
+//! at about 330 MB/s together, and BLAKE2b at about 770 MB/s.
+//!
 //! # Errors
 //! Opening a value fails with [`Error::Locked`] when the store is sealed and no key was given,
 //! when it was sealed with another key, or when a key was given for a store that is not
