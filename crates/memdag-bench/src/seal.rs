@@ -125,3 +125,28 @@ pub fn table(reports: &[SealReport]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{build, Options};
+
+    #[test]
+    fn seal_costs_measures_both_forms_and_leaves_the_store_plain() {
+        let start = std::time::Instant::now();
+        let clock = move || start.elapsed().as_secs_f64() * 1000.0;
+        let base = vec!["a turn about the deploy".to_string()];
+        let opts = Options {
+            vector_queries: 1,
+            ..Options::default()
+        };
+        let mut built = build(40, &base, &opts, &clock);
+        let r = seal_costs(&mut built.store, 1, &clock, "test");
+        assert_eq!((r.records, r.rounds), (40, 1));
+        assert!(r.flush_ms > 0.0 && r.flush_sealed_ms > 0.0 && r.open_sealed_ms > 0.0);
+        assert!(r.sealed_extra_bytes > 0 && r.stored_mb > 0.0);
+        assert!(r.flush_ratio().is_finite() && r.open_ratio().is_finite());
+        assert!(!built.store.is_encrypted());
+        assert!(table(&[r]).contains("| test | 40 | 1 |"));
+    }
+}
