@@ -84,6 +84,7 @@ export type ErrorCode =
   | 'INVALID_INPUT'
   | 'CORRUPT_DATA'
   | 'UNSUPPORTED_VERSION'
+  | 'LOCKED'
   | 'STORAGE'
   | 'HOST'
   | 'BUSY'
@@ -92,7 +93,7 @@ export type ErrorCode =
 /** The shape of every error memdag throws: a plain `Error` with extra properties. */
 export interface MemdagError extends Error {
   code: ErrorCode;
-  /** The storage key concerned (`CORRUPT_DATA`, `UNSUPPORTED_VERSION`). */
+  /** The storage key concerned (`CORRUPT_DATA`, `UNSUPPORTED_VERSION`, `LOCKED`). */
   key?: string;
   /** The missing parent ids (`UNKNOWN_PARENT`). */
   ids?: string[];
@@ -146,8 +147,19 @@ export class Memory {
   /**
    * Rebuilds a memory from stored entries in any order; `null` values are skipped. Throws
    * `CORRUPT_DATA` or `UNSUPPORTED_VERSION` with `key` naming the first bad entry.
+   *
+   * `key`, 32 bytes, opens an encrypted store; the memory then seals every value it writes
+   * (XChaCha20-Poly1305, bound to its storage key). No entries and a key: a new encrypted
+   * memory. A missing, wrong or unexpected key (for a plain store) throws `LOCKED`.
    */
-  static load(entries: Iterable<Entry | Change>): Memory;
+  static load(entries: Iterable<Entry | Change>, key?: Uint8Array | null): Memory;
+  /** Whether this memory seals what it stores. */
+  readonly encrypted: boolean;
+  /**
+   * Seals with `key` from now on (`null`: plain) and makes the next `takeChanges` rewrite the
+   * whole store with it, then delete the older keys: encrypts, re-keys or decrypts a store.
+   */
+  setKey(key?: Uint8Array | null): void;
   /** Adds one turn and returns its record. Throws `UNKNOWN_PARENT` (nothing written). */
   addTurn(turn: NewTurn): MemoryRecord;
   /** The record with this id, or `undefined`. */
@@ -184,7 +196,7 @@ export class Memory {
   /** The generation of the last change set taken, or of the loaded commit. */
   readonly storeGeneration: number;
   /** The keys to read besides `head` to open a store whose `head` value is `head`. */
-  static keysToRead(head: Uint8Array): string[];
+  static keysToRead(head: Uint8Array, key?: Uint8Array | null): string[];
   /** Takes the changes since the last call, in write order. */
   takeChanges(): Change[];
   /** Marks the keys of a change set that could not be written dirty again. */
@@ -517,6 +529,15 @@ export interface OpenOptions {
   sync?: boolean;
   /** Limits for this memory (see `Limits`); names left out keep their defaults. */
   limits?: Partial<Limits>;
+  /**
+   * Encrypts the store at rest: 32 raw bytes, or a WebCrypto `CryptoKey` of 256 bits that is
+   * extractable (it is read once with `crypto.subtle.exportKey('raw', key)`, because the
+   * sealing runs inside wasm, synchronously), e.g. from
+   * `crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt', 'decrypt'])`.
+   * Every stored value is sealed; opening with a missing or wrong key rejects with `LOCKED`.
+   * Keep the key outside the store. The flush counter `sync/generation` stays plain.
+   */
+  key?: Uint8Array | CryptoKey;
 }
 
 /** What a flush did. */
@@ -544,6 +565,8 @@ export class PersistentMemory extends EventTarget {
   readonly len: number;
   readonly isEmpty: boolean;
   readonly dimension: number;
+  /** Whether the store is encrypted at rest (opened with `key`). */
+  readonly encrypted: boolean;
   addTurn(turn: NewTurn): MemoryRecord;
   /** Embeds with the host (when given), adds, and resolves once the turn is durable. Rejects
    * with `STORAGE` if the flush fails, or with the replay's code and `reason: 'rebase'` if a

@@ -34,6 +34,11 @@
 //
 // Opening reads `head` and the keys it names where the adapter says listing is costly
 // (`boundedOpen`, e.g. Workers KV): 1 + parts reads, whatever the number of records.
+//
+// Encryption at rest: with `key` (32 bytes, or an extractable WebCrypto CryptoKey read once
+// as raw bytes) the core seals every value it writes and opens every value it loads, exports
+// included; the flush counter `sync/generation` stays plain. The key is kept in this object
+// for reloads; a missing or wrong key rejects `open` with `LOCKED`.
 import { IndexedDbStorage, Memory } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
 import { decodeExport, encodeExport } from './export.js';
@@ -57,13 +62,16 @@ const READS = [
 /** Sync methods that change the store: journaled for replay, and flushed by autoFlush. */
 const WRITES = ['applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob'];
 
+/** Codes of the core about stored data (from `keysToRead` while reading): not storage errors. */
+const DATA_CODES = new Set(['LOCKED', 'CORRUPT_DATA', 'UNSUPPORTED_VERSION']);
+
 /** The commit key of the core (see the core's `keys` module). */
 const HEAD_KEY = 'head';
 
-/** A core memory from stored entries, its segment parts sized for the adapter, with the
- * limits the memory was opened with. */
-function loadCore(entries, storage, limits) {
-  const core = Memory.load(entries);
+/** A core memory from stored entries (opened with `key` when the store is encrypted), its
+ * segment parts sized for the adapter, with the limits the memory was opened with. */
+function loadCore(entries, storage, key, limits) {
+  const core = Memory.load(entries, key);
   if (storage.maxValueBytes) core.setPartBytes(storage.maxValueBytes);
   if (limits) core.setLimits(limits);
   return core;
@@ -71,11 +79,11 @@ function loadCore(entries, storage, limits) {
 
 /** Every stored entry of `storage`: listed, or, for `boundedOpen` adapters, `head` and the
  * keys it names (falling back to a listing for a store without `head`, i.e. format v1). */
-async function readStore(storage) {
+async function readStore(storage, key) {
   if (storage.boundedOpen) {
     const head = await storage.load(HEAD_KEY);
     if (head) {
-      const keys = Memory.keysToRead(head);
+      const keys = Memory.keysToRead(head, key);
       const values = await Promise.all([...keys, GENERATION_KEY].map((k) => storage.load(k)));
       return [[HEAD_KEY, head], ...[...keys, GENERATION_KEY].map((k, i) => [k, values[i]])].filter(([, v]) => v != null);
     }
@@ -83,8 +91,21 @@ async function readStore(storage) {
   return storage.loadRange('');
 }
 
+/** The raw bytes of an encryption key: a Uint8Array as it is, or an extractable CryptoKey. */
+async function rawKey(key) {
+  if (key == null || key instanceof Uint8Array) return key ?? null;
+  if (typeof CryptoKey === 'function' && key instanceof CryptoKey) {
+    if (!key.extractable) {
+      throw memdagError('INVALID_INPUT', 'invalid input: key: the CryptoKey must be extractable (memdag seals inside wasm)');
+    }
+    return new Uint8Array(await crypto.subtle.exportKey('raw', key));
+  }
+  throw memdagError('INVALID_INPUT', 'invalid input: key must be a 32-byte Uint8Array or a CryptoKey');
+}
+
 export class PersistentMemory extends EventTarget {
   #core;
+  #key = null;
   #storage;
   #name;
   #embedder;
@@ -118,17 +139,20 @@ export class PersistentMemory extends EventTarget {
     for (const [k, f] of [['embed', embed], ['complete', complete]]) {
       if (f != null && typeof f !== 'function') throw memdagError('INVALID_INPUT', `invalid input: ${k} must be a function`);
     }
+    const key = await rawKey(options.key);
     let storage = options.storage;
     if (storage == null) {
       storage = globalThis.indexedDB ? await IndexedDbStorage.open(`memdag:${name}`) : new MemoryStorage();
     }
     let entries;
     try {
-      entries = await readStore(storage);
+      entries = await readStore(storage, key);
     } catch (e) {
+      if (DATA_CODES.has(e?.code)) throw e;
       throw storageError(e, 'open');
     }
-    const memory = new PersistentMemory(loadCore(entries, storage, limits), storage, { name, embed, complete, autoFlush, limits });
+    const memory = new PersistentMemory(loadCore(entries, storage, key, limits), storage, { name, embed, complete, autoFlush, limits });
+    memory.#key = key;
     memory.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
     if (sync && typeof BroadcastChannel === 'function') memory.#listen();
     return memory;
@@ -193,6 +217,11 @@ export class PersistentMemory extends EventTarget {
       throw error;
     });
     return this.#reopening;
+  }
+
+  /** Whether the store is encrypted at rest. */
+  get encrypted() {
+    return this.#core.encrypted;
   }
 
   /** Adds a turn now (sync, no host embedder); it persists at the next flush. See `add`. */
@@ -328,7 +357,7 @@ export class PersistentMemory extends EventTarget {
     const run = this.#serial.then(() =>
       withLock(`memdag:${this.#name}`, async () => {
         const entries = decodeExport(bytes).filter(([k]) => k !== GENERATION_KEY);
-        const fresh = loadCore(entries, this.#storage, this.#limits);
+        const fresh = loadCore(entries, this.#storage, this.#key, this.#limits);
         fresh.autoEmbed = !this.#embedder;
         // Unflushed work is written first, so no promise is left waiting on a replaced store.
         await this.#flushLocked();
@@ -422,11 +451,12 @@ export class PersistentMemory extends EventTarget {
   async #rebase() {
     let entries;
     try {
-      entries = await readStore(this.#storage);
+      entries = await readStore(this.#storage, this.#key);
     } catch (e) {
+      if (DATA_CODES.has(e?.code)) throw e;
       throw storageError(e, 'reload');
     }
-    const fresh = loadCore(entries, this.#storage, this.#limits);
+    const fresh = loadCore(entries, this.#storage, this.#key, this.#limits);
     fresh.autoEmbed = !this.#embedder;
     const conflicts = [];
     const kept = [];

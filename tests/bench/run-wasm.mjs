@@ -1,6 +1,10 @@
 // The Mode-2 search benchmark in wasm under Node: the same workload as `memdag-bench`.
 //
 //   node tests/bench/run-wasm.mjs [--sizes 10000,100000] [--json] [--data DIR] [--no-build]
+//   node tests/bench/run-wasm.mjs --seal [--rounds 3] [--sizes ...] [--json]
+//
+// --seal times only a flush of the whole store and a cold open, plain and encrypted at rest,
+// alternated in one run (crates/memdag-bench/src/seal.rs), and prints their ratios.
 //
 // Builds crates/memdag-bench for wasm32-unknown-unknown (release, +simd128), runs
 // wasm-bindgen --target nodejs (CLI 0.2.130, as pinned), loads it and prints the same table.
@@ -17,6 +21,19 @@ const rebuild = !args.includes('--no-rebuild');
 
 const bench = loadBench({ build: !args.includes('--no-build') });
 const { turns, questions } = locomo(data);
+
+if (args.includes('--seal')) {
+  const rounds = Number(option(args, '--rounds', '3'));
+  const out = [];
+  for (const n of sizes) {
+    const r = bench.seal_json(n, turns, questions, rounds);
+    if (json) console.log(r);
+    else console.error(`done: ${n} records`);
+    out.push(JSON.parse(r));
+  }
+  if (!json) console.log(bench.seal_table(JSON.stringify(out)));
+  process.exit(0);
+}
 
 const reports = [];
 for (const n of sizes) {

@@ -167,3 +167,52 @@ test('two tabs writing to one store lose nothing', async () => {
   assert.deepEqual([...one.problems, ...two.problems], []);
   await context.close();
 });
+
+test('a store encrypted with a WebCrypto key survives a reload and shows nothing in IndexedDB', async () => {
+  const context = await browser.newContext();
+  const { page, problems } = await openPage(context);
+  const secret = 'passport number X9-capybara';
+  const first = await page.evaluate(async (secret) => {
+    const { Memory, IndexedDbStorage } = window.memdag;
+    const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt', 'decrypt']);
+    // The page keeps the key elsewhere (here: as a JWK in sessionStorage, for the reload).
+    sessionStorage.setItem('memdag-key', JSON.stringify(await crypto.subtle.exportKey('jwk', key)));
+    const mem = await Memory.open({ name: 'sealed', key });
+    await mem.add({ id: 'p', thread: 't', input: secret, createdAt: 1 });
+    const encrypted = mem.encrypted;
+    await mem.close();
+    const reader = await IndexedDbStorage.open('memdag:sealed');
+    const entries = (await reader.loadRange('')).filter(([k]) => k !== 'sync/generation');
+    reader.close();
+    const needle = new TextEncoder().encode('X9-capybara');
+    const shows = (v) => v.some((_, i) => needle.every((b, j) => v[i + j] === b));
+    const magic = entries.map(([, v]) => new TextDecoder().decode(v.subarray(0, 4)));
+    let locked;
+    try {
+      await Memory.open({ name: 'sealed' });
+    } catch (e) {
+      locked = e.code;
+    }
+    return { encrypted, keys: entries.map(([k]) => k), magic, shown: entries.some(([, v]) => shows(v)), locked };
+  }, secret);
+  assert.equal(first.encrypted, true);
+  assert.ok(first.keys.includes('head') && first.keys.length >= 2, first.keys.join(', '));
+  assert.ok(first.magic.every((m) => m === 'MDAS'), first.magic.join(', '));
+  assert.equal(first.shown, false);
+  assert.equal(first.locked, 'LOCKED');
+
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { state: 'attached', timeout: 15000 });
+  const input = await page.evaluate(async () => {
+    const { Memory } = window.memdag;
+    const jwk = JSON.parse(sessionStorage.getItem('memdag-key'));
+    const key = await crypto.subtle.importKey('jwk', jwk, { name: 'AES-GCM' }, true, ['encrypt', 'decrypt']);
+    const mem = await Memory.open({ name: 'sealed', key });
+    const record = mem.get('p');
+    await mem.close();
+    return record?.input;
+  });
+  assert.equal(input, secret);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -145,3 +145,26 @@ test('the JS embedder and llm are called through the imports', async () => {
   assert.deepEqual(kv.dump(), before);
   assert.deepEqual(store.get('r').compact, compacted.compact);
 });
+
+test('a store opened with a key is sealed in the JS kv, and opens only with that key', async () => {
+  const kv = new MapKv();
+  const key = new Uint8Array(32).fill(3);
+  {
+    const { memory } = await instantiate(dir, { kv });
+    const store = memory.Store.open('enc/', 'none', key);
+    store.addTurn(turn('a', 'main', 1000, [], { input: 'the safe code is 8812-tapir' }));
+  }
+  const needle = Buffer.from('8812-tapir');
+  for (const [k, v] of kv.entries) {
+    assert.equal(Buffer.from(v.subarray(0, 4)).toString(), 'MDAS', k);
+    assert.ok(!Buffer.from(v).includes(needle), k);
+  }
+  const { memory } = await instantiate(dir, { kv });
+  assert.equal(memory.Store.open('enc/', 'none', key).get('a').input, 'the safe code is 8812-tapir');
+  for (const other of [undefined, new Uint8Array(32).fill(4)]) {
+    const locked = caught(() => memory.Store.open('enc/', 'none', other));
+    assert.equal(locked.tag, 'locked');
+    assert.match(locked.val, /^LOCKED: .*enc\/head/);
+  }
+  assert.equal(caught(() => memory.Store.open('enc/', 'none', new Uint8Array(3))).tag, 'invalid-input');
+});

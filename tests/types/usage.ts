@@ -35,6 +35,16 @@ mem.requeue(changes);
 const again: Memory = Memory.load(store);
 Memory.load(again.snapshot());
 Memory.load(changes);
+const sealed: Memory = Memory.load([], new Uint8Array(32));
+sealed.setKey(null);
+const isSealed: boolean = sealed.encrypted;
+const named: string[] = Memory.keysToRead(new Uint8Array(), new Uint8Array(32));
+async function openSealed(): Promise<boolean> {
+  const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);
+  const memory = await Memory.open({ name: 'sealed', key });
+  return memory.encrypted && isSealed && named.length === 0;
+}
+openSealed();
 
 try {
   mem.addTurn({ thread: 't', parents: ['ghost'] });

@@ -5,7 +5,8 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -173,4 +174,59 @@ test('kv: a store of many flushes opens in a bounded number of KV reads', async 
   assert.ok(keys.length < 20, `${keys.length} segment parts after 30 flushes (merged)`);
   const r = await call(`${agent}/recent?thread=main&n=50`);
   assert.equal(r.body.ids.length, 30);
+});
+
+test('with the MEMDAG_KEY secret every stored value is sealed; without it or with another, LOCKED', async () => {
+  const persist = mkdtempSync(join(tmpdir(), 'memdag-worker-key-'));
+  const KEY = '4b'.repeat(32);
+  const secret = 'the alarm code is 5150-wombat';
+  const worker = (key) => new Miniflare({
+    modules,
+    modulesRoot: root,
+    compatibilityDate: '2025-01-01',
+    kvNamespaces: ['MEM'],
+    durableObjects: { MEMORY: 'MemoryObject' },
+    kvPersist: join(persist, 'kv'),
+    durableObjectsPersist: join(persist, 'do'),
+    bindings: key ? { MEMDAG_KEY: key } : {},
+  });
+  const send = async (w, path, init) => {
+    const res = await w.dispatchFetch(`http://memdag.test${path}`, init);
+    return { status: res.status, body: await res.json() };
+  };
+  const turns = (id) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ turns: [turn(id, 1000, [], secret)] }),
+  });
+  try {
+    let w = worker(KEY);
+    for (const backend of ['kv', 'do']) {
+      const agent = `/${backend}/vault`;
+      assert.equal((await send(w, `${agent}/turns`, turns('a'))).status, 201);
+      assert.equal((await send(w, `${agent}/turns`, turns('b'))).status, 201);
+      assert.deepEqual((await send(w, `${agent}/search?q=wombat&mode=bm25&k=2`)).body.hits.map((h) => h.id).sort(), ['a', 'b']);
+      const { entries } = (await send(w, `${agent}/stored?find=${encodeURIComponent('5150-wombat')}`)).body;
+      assert.ok(entries.some(([k]) => k === 'head'), JSON.stringify(entries));
+      assert.deepEqual(entries.filter(([, , , found]) => found), [], 'no stored value holds the secret');
+    }
+    const ns = await w.getKVNamespace('MEM');
+    const head = new Uint8Array(await ns.get('vault/head', 'arrayBuffer'));
+    assert.equal(new TextDecoder().decode(head.subarray(0, 4)), 'MDAS');
+    await w.dispose();
+    for (const key of [null, '24'.repeat(32)]) {
+      w = worker(key);
+      for (const backend of ['kv', 'do']) {
+        const r = await send(w, `/${backend}/vault/recent?thread=main`);
+        assert.equal(r.status, 500);
+        assert.equal(r.body.error.code, 'LOCKED', JSON.stringify(r.body));
+      }
+      await w.dispose();
+    }
+    w = worker(KEY);
+    assert.deepEqual((await send(w, '/do/vault/recent?thread=main')).body.ids.sort(), ['a', 'b']);
+    await w.dispose();
+  } finally {
+    rmSync(persist, { recursive: true, force: true });
+  }
 });

@@ -3,7 +3,8 @@
 //! `memdag-bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N]
 //! [--no-rebuild]`: runs the Mode-2 search workload natively and prints a table, or with
 //! `--json` one JSON object per size and one for LoCoMo recall. `--only bm25|vector|hybrid` times
-//! one query kind alone (bm25 on text-only stores), for profiling one path.
+//! one query kind alone (bm25 on text-only stores), for profiling one path. `--seal [--rounds
+//! N]` times a flush of the whole store and a cold open, plain and encrypted (see `seal`).
 //!
 //! `--locomo` prints the retrieval-quality report instead of timing anything: every ranking
 //! technique alone and together, per conversation and per question category, the Mode-1
@@ -36,6 +37,8 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     let mut only: Option<String> = None;
     let mut report = false;
     let mut memdag: Option<PathBuf> = None;
+    let mut seal = false;
+    let mut rounds = 3usize;
     let mut args = args.into_iter();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -56,8 +59,10 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             "--only" => only = args.next(),
             "--locomo" => report = true,
             "--cli" => memdag = args.next().map(PathBuf::from),
+            "--seal" => seal = true,
+            "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "-h" | "--help" => {
-                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--locomo [--cli PATH]]");
+                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]]");
                 return 0;
             }
             other => {
@@ -103,6 +108,22 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     } else {
         (locomo::turn_texts(&convs), locomo::question_texts(&convs))
     };
+    if seal {
+        let mut reports = Vec::new();
+        for &n in &sizes {
+            eprintln!("bench: building {n} records, then flush and open, plain and sealed");
+            let mut built = build(n, &base, &opts, &now_ms);
+            let r = crate::seal::seal_costs(&mut built.store, rounds, &now_ms, "native");
+            if json {
+                println!("{}", serde_json::to_string(&r).expect("json"));
+            }
+            reports.push(r);
+        }
+        if !json {
+            println!("{}", crate::seal::table(&reports));
+        }
+        return 0;
+    }
     if let Some(mode) = only {
         // One query kind only, 1 warm-up and 5 timed passes: quick, for profiling one path.
         // bm25 runs on a text-only store.

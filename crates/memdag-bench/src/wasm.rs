@@ -77,6 +77,24 @@ pub fn locomo_json(turns: Vec<String>, questions: Vec<String>) -> String {
     }
 }
 
+/// Flush and cold open at `n` records, plain and sealed, over `rounds` timed rounds (see
+/// [`crate::seal`]), as one JSON object.
+#[wasm_bindgen]
+pub fn seal_json(n: u32, turns: Vec<String>, questions: Vec<String>, rounds: u32) -> String {
+    let (base, _) = texts(&conversations(turns, questions));
+    let mut built = build(n as usize, &base, &Options::default(), &clock);
+    let r = crate::seal::seal_costs(&mut built.store, rounds as usize, &clock, "wasm");
+    serde_json::to_string(&r).unwrap_or_default()
+}
+
+/// The Markdown table of seal reports given as a JSON array.
+#[wasm_bindgen]
+pub fn seal_table(reports_json: &str) -> String {
+    let reports: Vec<crate::seal::SealReport> =
+        serde_json::from_str(reports_json).unwrap_or_default();
+    crate::seal::table(&reports)
+}
+
 /// The Markdown table of size reports given as a JSON array.
 #[wasm_bindgen]
 pub fn sizes_table(reports_json: &str) -> String {

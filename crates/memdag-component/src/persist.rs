@@ -6,7 +6,7 @@
 //! Errors name the full `kv` key.
 
 use memdag_core::keys::{is_core_key, NAMESPACES as CORE_NAMESPACES};
-use memdag_core::{Change, Error as CoreError, Store};
+use memdag_core::{Change, Cipher, Error as CoreError, Store};
 
 use crate::bindings::memdag::core::kv;
 
@@ -47,17 +47,30 @@ fn list(prefix: &str) -> Result<Vec<(String, Vec<u8>)>, CoreError> {
         .collect())
 }
 
-/// Loads the store under `prefix` from `kv`, with the built-in embedder on or off.
-pub fn load(prefix: &str, builtin_embed: bool) -> Result<Store, CoreError> {
-    let mut store = decode(prefix, list(prefix)?)?;
+/// Loads the store under `prefix` from `kv`, with the built-in embedder on or off, opening
+/// sealed values with `cipher` (see `memdag_core::seal`).
+pub fn load(
+    prefix: &str,
+    builtin_embed: bool,
+    cipher: Option<&Cipher>,
+) -> Result<Store, CoreError> {
+    let mut store = decode(prefix, list(prefix)?, cipher)?;
     store.set_auto_embed(builtin_embed);
     Ok(store)
 }
 
 /// Decodes entries (keys without the prefix); errors name the full `kv` key.
-pub fn decode(prefix: &str, entries: Vec<(String, Vec<u8>)>) -> Result<Store, CoreError> {
-    Store::load(entries).map_err(|e| match e {
+pub fn decode(
+    prefix: &str,
+    entries: Vec<(String, Vec<u8>)>,
+    cipher: Option<&Cipher>,
+) -> Result<Store, CoreError> {
+    Store::load_with_cipher(entries, cipher.cloned()).map_err(|e| match e {
         CoreError::CorruptData { key, reason } => CoreError::CorruptData {
+            key: format!("{prefix}{key}"),
+            reason,
+        },
+        CoreError::Locked { key, reason } => CoreError::Locked {
             key: format!("{prefix}{key}"),
             reason,
         },
@@ -100,13 +113,14 @@ pub fn import(
     prefix: &str,
     entries: Vec<(String, Vec<u8>)>,
     builtin_embed: bool,
+    cipher: Option<&Cipher>,
 ) -> Result<Store, CoreError> {
     if let Some((key, _)) = entries.iter().find(|(k, _)| !is_core_key(k)) {
         return Err(CoreError::invalid(format!(
             "snapshot key {key:?} is not a memdag key"
         )));
     }
-    let mut store = decode(prefix, entries)?;
+    let mut store = decode(prefix, entries, cipher)?;
     store.set_auto_embed(builtin_embed);
     let old: Vec<String> = list(prefix)?.into_iter().map(|(k, _)| k).collect();
     store.prepare_to_replace(old.iter().map(String::as_str));

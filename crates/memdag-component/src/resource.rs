@@ -13,7 +13,7 @@
 
 use std::cell::RefCell;
 
-use memdag_core::{Direction, Error as CoreError, Store};
+use memdag_core::{Cipher, Direction, Error as CoreError, Store};
 
 use crate::bindings::exports::memdag::core::context::Message;
 use crate::bindings::exports::memdag::core::memory::{
@@ -38,6 +38,8 @@ pub struct MemoryStore {
     /// Prepended to every core key to form the `kv` key.
     prefix: String,
     embeddings: Embeddings,
+    /// Seals and opens every value when the store is encrypted at rest.
+    cipher: Option<Cipher>,
     state: RefCell<State>,
     /// The limits set by `set-limits`, applied again whenever the store is reloaded.
     limits: std::cell::Cell<memdag_core::Limits>,
@@ -46,7 +48,8 @@ pub struct MemoryStore {
 impl MemoryStore {
     /// The state after (re)loading from `kv`: ready, or stale with the reason.
     fn reload(&self) -> State {
-        match persist::load(&self.prefix, self.embeddings == Embeddings::Builtin) {
+        let builtin = self.embeddings == Embeddings::Builtin;
+        match persist::load(&self.prefix, builtin, self.cipher.as_ref()) {
             Ok(mut store) => match store.set_limits(self.limits.get()) {
                 Ok(()) => State::Ready(Box::new(store)),
                 Err(e) => State::Stale(e),
@@ -145,14 +148,23 @@ impl MemoryStore {
 }
 
 impl GuestStore for MemoryStore {
-    fn open(prefix: Option<String>, embeddings: Embeddings) -> Result<memory::Store, Error> {
+    fn open(
+        prefix: Option<String>,
+        embeddings: Embeddings,
+        key: Option<Vec<u8>>,
+    ) -> Result<memory::Store, Error> {
         let prefix = prefix.unwrap_or_default();
         persist::check_prefix(&prefix).map_err(|e| convert::error(&e))?;
-        let store = persist::load(&prefix, embeddings == Embeddings::Builtin)
+        let cipher = key
+            .map(|k| Cipher::new(&k))
+            .transpose()
+            .map_err(|e| convert::error(&e))?;
+        let store = persist::load(&prefix, embeddings == Embeddings::Builtin, cipher.as_ref())
             .map_err(|e| convert::error(&e))?;
         Ok(memory::Store::new(MemoryStore {
             prefix,
             embeddings,
+            cipher,
             state: RefCell::new(State::Ready(Box::new(store))),
             limits: Default::default(),
         }))
@@ -337,7 +349,7 @@ impl GuestStore for MemoryStore {
     fn import_snapshot(&self, entries: Vec<(String, Vec<u8>)>) -> Result<u64, Error> {
         let mut state = self.borrow()?;
         let builtin = self.embeddings == Embeddings::Builtin;
-        match persist::import(&self.prefix, entries, builtin) {
+        match persist::import(&self.prefix, entries, builtin, self.cipher.as_ref()) {
             Ok(store) => {
                 let n = store.len() as u64;
                 *state = State::Ready(Box::new(store));

@@ -8,7 +8,8 @@
 //!                    [`checksum32`] for version 2
 //! offset 10 ...      body
 //! ```
-//! A value shorter than the header is truncated, a wrong magic is foreign, a version above
+//! A value shorter than the header is truncated, a wrong magic is foreign (but a value opening
+//! with `b"MDAS"` is sealed, see `crate::seal`, and read without a key is locked), a version above
 //! [`FORMAT_VERSION`] is from the future, and a checksum failure is corrupt. Each of these is a
 //! typed [`Error`] naming the key. This module depends only on [`crate::hash`] and
 //! [`crate::error`].
@@ -22,6 +23,8 @@ use crate::hash::{checksum32, crc32};
 
 /// The four bytes that open every memdag value.
 pub const MAGIC: [u8; 4] = *b"MDAG";
+/// The magic of a sealed value (`crate::seal::MAGIC`; this module depends on no other).
+const SEALED_MAGIC: [u8; 4] = *b"MDAS";
 /// The newest format version this build writes and reads.
 pub const FORMAT_VERSION: u8 = 2;
 /// Length of the envelope header.
@@ -81,6 +84,12 @@ pub fn open<'a>(key: &str, kind: Kind, bytes: &'a [u8]) -> Result<&'a [u8]> {
         key: key.into(),
         reason,
     };
+    if bytes.len() >= 4 && bytes[..4] == SEALED_MAGIC {
+        return Err(Error::Locked {
+            key: key.into(),
+            reason: "the store is encrypted: open it with its key".into(),
+        });
+    }
     if bytes.len() < HEADER_LEN {
         if bytes.len() >= 4 && bytes[..4] != MAGIC {
             return Err(corrupt("not a memdag value (bad magic)".into()));
@@ -134,6 +143,12 @@ mod tests {
         assert_eq!(
             open("head", Kind::Commit, &future).unwrap_err().code(),
             "UNSUPPORTED_VERSION"
+        );
+        let mut sealed = v.clone();
+        sealed[..4].copy_from_slice(b"MDAS");
+        assert_eq!(
+            open("head", Kind::Commit, &sealed).unwrap_err().code(),
+            "LOCKED"
         );
         for cut in 0..v.len() {
             let e = open("head", Kind::Commit, &v[..cut]).unwrap_err();

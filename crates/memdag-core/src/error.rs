@@ -27,6 +27,10 @@ pub enum Error {
         found: u8,
         supported: u8,
     },
+    /// A stored value cannot be opened with the key given: the store is encrypted and no key,
+    /// or another key, was given; or a key was given for a store that is not encrypted. Nothing
+    /// was loaded or written. See [`crate::seal`].
+    Locked { key: String, reason: String },
     /// The host's storage failed to read or write.
     Storage { message: String },
     /// A host callback (embedder, LLM) failed or answered malformed output.
@@ -41,6 +45,7 @@ pub enum ErrorKind {
     NotFound,
     InvalidInput,
     CorruptData,
+    Locked,
     Storage,
     Host,
 }
@@ -55,6 +60,7 @@ impl Error {
             Error::InvalidInput { .. } => "INVALID_INPUT",
             Error::CorruptData { .. } => "CORRUPT_DATA",
             Error::UnsupportedVersion { .. } => "UNSUPPORTED_VERSION",
+            Error::Locked { .. } => "LOCKED",
             Error::Storage { .. } => "STORAGE",
             Error::Host { .. } => "HOST",
             Error::Busy => "BUSY",
@@ -70,6 +76,7 @@ impl Error {
             | Error::InvalidInput { .. }
             | Error::Busy => ErrorKind::InvalidInput,
             Error::CorruptData { .. } | Error::UnsupportedVersion { .. } => ErrorKind::CorruptData,
+            Error::Locked { .. } => ErrorKind::Locked,
             Error::Storage { .. } => ErrorKind::Storage,
             Error::Host { .. } => ErrorKind::Host,
         }
@@ -78,7 +85,9 @@ impl Error {
     /// The storage key this error concerns, when it concerns one.
     pub fn key(&self) -> Option<&str> {
         match self {
-            Error::CorruptData { key, .. } | Error::UnsupportedVersion { key, .. } => Some(key),
+            Error::CorruptData { key, .. }
+            | Error::UnsupportedVersion { key, .. }
+            | Error::Locked { key, .. } => Some(key),
             _ => None,
         }
     }
@@ -105,6 +114,7 @@ impl fmt::Display for Error {
                 f,
                 "value at key {key:?} has format version {found}, this build reads up to {supported}"
             ),
+            Error::Locked { key, reason } => write!(f, "locked: value at key {key:?}: {reason}"),
             Error::Storage { message } => write!(f, "storage failed: {message}"),
             Error::Host { message } => write!(f, "host callback failed: {message}"),
             Error::Busy => write!(f, "the store is busy with another call"),

@@ -34,6 +34,8 @@ pub mod erase;
 #[cfg(feature = "std")]
 pub mod recall;
 #[cfg(feature = "std")]
+pub mod seal;
+#[cfg(feature = "std")]
 pub mod search;
 #[cfg(feature = "std")]
 pub mod segment;
@@ -50,3 +52,5 @@ pub use store::{Slot, Store};
 
 #[cfg(feature = "std")]
 pub use codec::Change;
+#[cfg(feature = "std")]
+pub use seal::Cipher;

@@ -61,7 +61,7 @@ const UNWRITTEN: u64 = 0;
 pub struct PersistState {
     /// The commit of the last change set.
     commit: Commit,
-    part_bytes: usize,
+    pub(crate) part_bytes: usize,
     /// The segment holding each slot's current record, [`UNWRITTEN`] if none.
     record_home: Vec<u64>,
     /// The segment holding each graph node's current links.
@@ -77,6 +77,8 @@ pub struct PersistState {
     full_rewrite: bool,
     /// What the last change set did, to undo it if the host could not write it.
     last: Option<Taken>,
+    /// Seals every value written, when the store is encrypted (see [`crate::seal`]).
+    pub(crate) cipher: Option<crate::seal::Cipher>,
 }
 
 impl Default for PersistState {
@@ -92,6 +94,7 @@ impl Default for PersistState {
             orphans: BTreeSet::new(),
             full_rewrite: false,
             last: None,
+            cipher: None,
         }
     }
 }
@@ -144,6 +147,8 @@ fn set_home(homes: &mut Vec<u64>, at: usize, generation: u64) {
 impl Store {
     /// Sets the largest value a segment part may have, in bytes (default 1 MiB; at least
     /// 1 KiB). Hosts with a value-size limit set theirs, e.g. 128 KiB for Durable Objects.
+    /// An encrypted store cuts its parts [`crate::seal::OVERHEAD`] bytes smaller, so that a
+    /// sealed part fits too.
     pub fn set_part_bytes(&mut self, bytes: usize) {
         self.persist.part_bytes = bytes.max(MIN_PART_BYTES);
     }
@@ -181,7 +186,10 @@ impl Store {
         let commit = self.persist.commit.clone();
         let orphans = self.persist.orphans.clone();
         match self.build_changes(&marks) {
-            Ok(changes) => Ok(changes),
+            Ok(mut changes) => {
+                self.seal_changes(&mut changes);
+                Ok(changes)
+            }
             Err(e) => {
                 let p = &mut self.persist;
                 p.orphans = orphans;
@@ -210,7 +218,7 @@ impl Store {
     fn build_changes(&mut self, marks: &BTreeSet<Touched>) -> Result<Vec<Change>> {
         let generation = self.persist.commit.generation + 1;
         let full = self.persist.full_rewrite;
-        let part_bytes = self.persist.part_bytes;
+        let part_bytes = self.plain_part_bytes();
         let mut writer = SegmentWriter::new(part_bytes);
         let mut removed: Vec<SegmentInfo> = Vec::new();
         let mut segments = self.persist.commit.segments.clone();
@@ -598,7 +606,7 @@ impl Store {
     /// Every key and value of the store as a fresh v2 image: one segment and its commit (for
     /// export, or a first write elsewhere). Changes nothing.
     pub fn snapshot(&self) -> Result<Vec<(String, Vec<u8>)>> {
-        let part_bytes = self.persist.part_bytes;
+        let part_bytes = self.plain_part_bytes();
         let mut w = SegmentWriter::new(part_bytes);
         self.write_live(&mut w, &|_| true)?;
         let mut out = Vec::new();
@@ -617,6 +625,7 @@ impl Store {
             segments,
         };
         out.push((HEAD_KEY.to_string(), encode_commit(&commit)?));
+        self.seal_entries(&mut out);
         Ok(out)
     }
 
@@ -659,24 +668,22 @@ impl Store {
     /// `head` and the keys it names. A v1 store opens too, and migrates on its first change
     /// set. Keys outside the core's namespaces are ignored. The loaded store has no pending
     /// changes but the deletion of orphans. Fails with a typed error naming the first bad key;
-    /// nothing is half-loaded.
+    /// nothing is half-loaded. An encrypted store is [`Error::Locked`]: open it with
+    /// [`Store::load_with_cipher`].
     pub fn load<K, V, I>(entries: I) -> Result<Store>
     where
         K: AsRef<str>,
         V: AsRef<[u8]>,
         I: IntoIterator<Item = (K, V)>,
     {
-        let entries: Vec<(K, V)> = entries
-            .into_iter()
-            .filter(|(k, _)| keys::is_core_key(k.as_ref()))
-            .collect();
-        let by_key: HashMap<&str, &[u8]> = entries
-            .iter()
-            .map(|(k, v)| (k.as_ref(), v.as_ref()))
-            .collect();
+        Store::load_with_cipher(entries, None)
+    }
+
+    /// Opens a store from its plain core entries by key.
+    pub(crate) fn load_entries(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         match by_key.get(HEAD_KEY) {
-            Some(head) => load_v2(head, &by_key),
-            None => load_v1(&by_key),
+            Some(head) => load_v2(head, by_key),
+            None => load_v1(by_key),
         }
     }
 }

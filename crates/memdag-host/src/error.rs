@@ -48,6 +48,7 @@ pub fn memory_message(e: &MemoryError) -> &str {
         MemoryError::NotFound(m)
         | MemoryError::InvalidInput(m)
         | MemoryError::CorruptData(m)
+        | MemoryError::Locked(m)
         | MemoryError::Storage(m)
         | MemoryError::Host(m) => m,
     }
@@ -61,6 +62,7 @@ impl fmt::Display for Error {
                     MemoryError::NotFound(_) => "not-found",
                     MemoryError::InvalidInput(_) => "invalid-input",
                     MemoryError::CorruptData(_) => "corrupt-data",
+                    MemoryError::Locked(_) => "locked",
                     MemoryError::Storage(_) => "storage",
                     MemoryError::Host(_) => "host",
                 };

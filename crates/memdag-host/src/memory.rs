@@ -35,6 +35,8 @@ pub struct Memory {
     maker: Instantiator,
     prefix: Option<String>,
     embeddings: Embeddings,
+    /// The key of an encrypted store, given again to every fresh instance.
+    key: Option<Vec<u8>>,
     /// `None` only between a trap and a successful renewal.
     live: Option<Live>,
     /// The host state of a trapped instance whose renewal failed; renewal is retried.
@@ -47,11 +49,13 @@ impl Memory {
         state: HostState,
         prefix: Option<String>,
         embeddings: Embeddings,
+        key: Option<Vec<u8>>,
     ) -> Result<Self, Error> {
         let mut memory = Memory {
             maker,
             prefix,
             embeddings,
+            key,
             live: None,
             spare: None,
         };
@@ -71,6 +75,7 @@ impl Memory {
                 &mut store,
                 self.prefix.as_deref(),
                 self.embeddings,
+                self.key.as_deref(),
             )?;
             Ok((instance, handle))
         })();

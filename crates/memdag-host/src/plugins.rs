@@ -49,6 +49,8 @@ pub struct OpenOptions {
     pub embedder: Option<Box<dyn Embedder>>,
     /// The LLM behind `Compactor::Llm`.
     pub llm: Option<Box<dyn Llm>>,
+    /// The 32-byte key of a store encrypted at rest; `None` for a plain store.
+    pub key: Option<Vec<u8>>,
 }
 
 impl Default for OpenOptions {
@@ -58,6 +60,7 @@ impl Default for OpenOptions {
             embeddings: Embeddings::Builtin,
             embedder: None,
             llm: None,
+            key: None,
         }
     }
 }
@@ -85,6 +88,14 @@ impl OpenOptions {
     pub fn no_embeddings(mut self) -> Self {
         self.embedder = None;
         self.embeddings = Embeddings::None;
+        self
+    }
+
+    /// Opens an encrypted store with its 32-byte `key` (or makes an empty store an encrypted
+    /// one): every value the component writes is sealed (see memdag-core's `seal` module).
+    /// A missing, wrong or unexpected key fails the open with `LOCKED`.
+    pub fn key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.key = Some(key.into());
         self
     }
 

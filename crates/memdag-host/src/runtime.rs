@@ -237,6 +237,7 @@ impl Runtime {
             state,
             options.prefix,
             options.embeddings,
+            options.key,
         )
     }
 }

@@ -6,7 +6,7 @@
 //! | property | present                              | value                                      |
 //! |----------|--------------------------------------|--------------------------------------------|
 //! | `code`   | always                               | [`Error::code`], e.g. `"UNKNOWN_PARENT"`   |
-//! | `key`    | `CORRUPT_DATA`, `UNSUPPORTED_VERSION` | the storage key whose value failed         |
+//! | `key`    | `CORRUPT_DATA`, `UNSUPPORTED_VERSION`, `LOCKED` | the storage key whose value failed |
 //! | `ids`    | `UNKNOWN_PARENT`                     | the missing parent ids, as a string array  |
 //! | `id`     | `NOT_FOUND`, `DUPLICATE_ID`          | the id concerned                           |
 //!

@@ -14,6 +14,7 @@
 //! - [`listing`]: threads, users and children, for tools;
 //! - [`storage`]: the IndexedDB storage adapter (`IndexedDbStorage`);
 //! - [`entries`]: change sets and stored entries;
+//! - [`key`]: encryption keys;
 //! - [`error`]: core errors as JS `Error`s;
 //! - [`fields`]: the property names a struct accepts, to refuse unknown ones.
 //!
@@ -25,6 +26,7 @@ pub mod context;
 pub mod entries;
 pub mod error;
 pub mod fields;
+pub mod key;
 pub mod listing;
 pub mod memory;
 pub mod recall;

@@ -15,6 +15,7 @@ use wasm_bindgen::prelude::*;
 use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_to_js};
 use crate::error::throw;
 use crate::fields::to_plain;
+use crate::key::cipher_of;
 use crate::turn::{record_to_js, records_to_js, TurnInput};
 
 /// The memory of one agent or user: turn records linked into a DAG, kept in memory. Persist it
@@ -36,9 +37,14 @@ impl Memory {
     /// Rebuilds a memory from stored entries, any iterable of `[key, Uint8Array]` pairs in any
     /// order (`null` values are skipped). Throws `CORRUPT_DATA` or `UNSUPPORTED_VERSION`, with
     /// `key`, naming the first bad entry; nothing is half-loaded.
-    pub fn load(entries: JsValue) -> Result<Memory, JsValue> {
+    ///
+    /// `key` (a 32-byte `Uint8Array`) opens an encrypted store, and the memory then seals
+    /// everything it writes; empty entries with a key make a new encrypted memory. A missing,
+    /// wrong or unexpected key (a plain store) throws `LOCKED` with `key: "head"`.
+    pub fn load(entries: JsValue, key: JsValue) -> Result<Memory, JsValue> {
+        let cipher = cipher_of(&key)?;
         let entries = entries_from_js(&entries)?;
-        let store = Store::load(entries).map_err(throw)?;
+        let store = Store::load_with_cipher(entries, cipher).map_err(throw)?;
         Ok(Memory {
             store: RefCell::new(store),
         })
@@ -188,10 +194,30 @@ impl Memory {
     }
 
     /// The keys to read, besides `head`, to open a store whose `head` value is `head`: for
-    /// key-value stores that are cheaper to read key by key than to list.
+    /// key-value stores that are cheaper to read key by key than to list. `key` as in `load`.
     #[wasm_bindgen(js_name = keysToRead)]
-    pub fn keys_to_read(head: &[u8]) -> Result<Vec<String>, JsValue> {
-        Store::keys_to_read(head).map_err(throw)
+    pub fn keys_to_read(head: &[u8], key: JsValue) -> Result<Vec<String>, JsValue> {
+        let cipher = cipher_of(&key)?;
+        Store::keys_to_read_with_cipher(head, cipher.as_ref()).map_err(throw)
+    }
+
+    /// Seals this memory with `key` from now on (omitted or `null`: stores it plain) and makes
+    /// the next `takeChanges` rewrite the whole store with it, then delete every older key:
+    /// encrypts a plain store, changes the key, or decrypts. A crash before that change set's
+    /// `head` is written leaves the stored memory as it was, under the old key.
+    #[wasm_bindgen(js_name = setKey)]
+    pub fn set_key(&self, key: JsValue) -> Result<(), JsValue> {
+        let cipher = cipher_of(&key)?;
+        self.write(|s| {
+            s.set_cipher(cipher);
+            Ok(())
+        })
+    }
+
+    /// Whether this memory seals what it stores (it was loaded or set with a key).
+    #[wasm_bindgen(getter)]
+    pub fn encrypted(&self) -> Result<bool, JsValue> {
+        self.read(|s| Ok(s.is_encrypted()))
     }
 
     /// Every stored key and value, as `[key, Uint8Array]` pairs: a full export.

@@ -18,7 +18,13 @@
 //   GET  ancestors?id=ID[&depth=N] ancestor ids, nearest first
 //   GET  recent?thread=T[&n=N]     newest records of a thread
 //   GET  search?q=TEXT[&mode=bm25|vector|hybrid][&k=N]
-//   GET  stored                    every stored key with its size and a hash (for checking)
+//   GET  stored[?find=TEXT]        every stored key with its size and a hash (for checking),
+//                                  and whether its value holds the bytes of TEXT
+//
+// Encryption at rest: with the secret MEMDAG_KEY (64 hex digits, `npx wrangler secret put
+// MEMDAG_KEY`, e.g. from `openssl rand -hex 32`) every stored value, in KV and in Durable
+// Objects, is sealed with it (XChaCha20-Poly1305, bound to its key; see memdag-core's `seal`).
+// A store written with the secret opens only with it: otherwise requests fail with LOCKED.
 //
 // Every request works on a memory and flushes its change set only at the very end, so a
 // request that fails at any point before (an unknown parent in the third turn, a thrown
@@ -42,6 +48,26 @@ const json = (body, status = 200) =>
 function errorResponse(e) {
   const code = typeof e?.code === 'string' ? e.code : 'INTERNAL';
   return json({ error: { code, message: String(e?.message ?? e) } }, STATUS[code] ?? 500);
+}
+
+/** The store key from the MEMDAG_KEY secret (64 hex digits), or undefined when unset. */
+function storeKey(env) {
+  const hex = env.MEMDAG_KEY?.trim();
+  if (!hex) return undefined;
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
+    throw Object.assign(new Error('the MEMDAG_KEY secret must be 64 hex digits'), { code: 'INVALID_INPUT' });
+  }
+  return Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
+}
+
+/** Whether `bytes` holds the UTF-8 bytes of `text`. */
+function holds(bytes, text) {
+  const needle = new TextEncoder().encode(text);
+  outer: for (let i = 0; i + needle.length <= bytes.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (bytes[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
 }
 
 /** The fault to inject, if the deployment allows it. */
@@ -84,7 +110,8 @@ async function handle(memory, request, path, faultName) {
     }
     case 'stored': {
       const entries = await memory.storage.loadRange('');
-      return json({ entries: entries.map(([k, v]) => [k, v.length, fnv(v)]) });
+      const find = q.get('find');
+      return json({ entries: entries.map(([k, v]) => (find ? [k, v.length, fnv(v), holds(v, find)] : [k, v.length, fnv(v)])) });
     }
     default:
       return json({ error: { code: 'NOT_FOUND', message: `no route ${path}` } }, 404);
@@ -118,7 +145,7 @@ async function withKvMemory(env, agent, f) {
   let memory = null;
   try {
     const storage = new KeyValueStorage(workersKv(env.MEM), { prefix: `${agent}/` });
-    memory = await PersistentMemory.open({ name: `kv:${agent}`, storage, sync: false });
+    memory = await PersistentMemory.open({ name: `kv:${agent}`, storage, sync: false, key: storeKey(env) });
     return await f(memory);
   } catch (e) {
     return errorResponse(e);
@@ -150,7 +177,7 @@ export class MemoryObject {
             if (this.faultName === 'in-commit') throw new Error('injected failure inside the commit');
           },
         });
-        this.memory = await PersistentMemory.open({ name: `do:${agent}`, storage, sync: false });
+        this.memory = await PersistentMemory.open({ name: `do:${agent}`, storage, sync: false, key: storeKey(this.env) });
       }
       return await handle(this.memory, request, path, this.faultName);
     } catch (e) {

@@ -18,6 +18,7 @@ pub fn error(e: &CoreError) -> wit::Error {
         ErrorKind::NotFound => wit::Error::NotFound(message),
         ErrorKind::InvalidInput => wit::Error::InvalidInput(message),
         ErrorKind::CorruptData => wit::Error::CorruptData(message),
+        ErrorKind::Locked => wit::Error::Locked(message),
         ErrorKind::Storage => wit::Error::Storage(message),
         ErrorKind::Host => wit::Error::Host(message),
     }
@@ -33,6 +34,7 @@ pub fn with_context(e: wit::Error, context: &str) -> wit::Error {
         wit::Error::NotFound(m) => wit::Error::NotFound(add(m)),
         wit::Error::InvalidInput(m) => wit::Error::InvalidInput(add(m)),
         wit::Error::CorruptData(m) => wit::Error::CorruptData(add(m)),
+        wit::Error::Locked(m) => wit::Error::Locked(add(m)),
         wit::Error::Storage(m) => wit::Error::Storage(add(m)),
         wit::Error::Host(m) => wit::Error::Host(add(m)),
     }

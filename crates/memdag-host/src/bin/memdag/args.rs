@@ -65,6 +65,10 @@ options:
                             stopped (default 120)
   --limits <JSON>           change limits for this run, e.g. '{\"maxFieldBytes\": 1048576}'
                             (names as `memdag limits` prints them)
+  --key-file <PATH>         encrypt the store at rest with this key: 32 bytes, raw or as 64 hex
+                            digits (e.g. `head -c 32 /dev/urandom > memdag.key`); else
+                            $MEMDAG_KEY_FILE, or $MEMDAG_KEY as 64 hex digits. A store written
+                            with a key opens only with it (error LOCKED otherwise)
 ";
 
 /// What to do.
@@ -171,12 +175,15 @@ pub struct Args {
     pub cmd_timeout: Option<f64>,
     /// Limits to set, as JSON (the core's camelCase names).
     pub limits: Option<String>,
+    /// The file holding the store's encryption key.
+    pub key_file: Option<PathBuf>,
 }
 
 /// Flags that take a value.
-const VALUED: [&str; 24] = [
+const VALUED: [&str; 25] = [
     "--cmd-timeout",
     "--limits",
+    "--key-file",
     "--store",
     "--component",
     "--embed-cmd",
@@ -341,6 +348,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 .unwrap_or_else(|| "memdag-demo-store".into()),
         ),
         component: flags.value("--component").map(PathBuf::from),
+        key_file: flags.value("--key-file").map(PathBuf::from),
         embed_cmd: flags.value("--embed-cmd"),
         llm_cmd: flags.value("--llm-cmd"),
         limits: flags.value("--limits"),

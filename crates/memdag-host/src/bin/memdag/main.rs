@@ -7,6 +7,7 @@
 mod args;
 mod demo;
 mod ingest;
+mod key;
 mod search;
 mod show;
 mod turn_json;
@@ -56,6 +57,9 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         write!(out, "{}", args::USAGE)?;
         return Ok(());
     }
+    // A bad key is refused before anything is opened or created.
+    let key = key::resolve(args.key_file.as_deref(), |v| std::env::var(v).ok())
+        .map_err(|m| Error::Io(std::io::Error::new(ErrorKind::InvalidInput, m)))?;
     let path = locate::component_path(args.component.as_deref())?;
     let started = Instant::now();
     let runtime = match cache_dir() {
@@ -96,6 +100,9 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         DirKv::open_read_only(&args.store)?
     };
     let mut options = OpenOptions::new();
+    if let Some(key) = key {
+        options = options.key(key);
+    }
     let timeout = args.cmd_timeout.map_or(
         memdag_host::command::DEFAULT_TIMEOUT,
         std::time::Duration::from_secs_f64,
