@@ -5,6 +5,7 @@
 //
 // Embedding requests made in the same tick (several add() calls without awaiting each) are
 // batched into one embed() call. Every failure, or a malformed answer, is a `HOST` error.
+import { embeddingText } from './dist/memdag_wasm.js';
 import { hostError } from './errors.js';
 
 /** Batches embedding requests into one host call per microtask. */
@@ -70,7 +71,7 @@ export async function completeChecked(complete, prompt) {
   return answer;
 }
 
-/** The text a turn is embedded by: its input and output. */
+/** The text a turn is embedded by: the core's rule, the same in every face. */
 export function turnText(turn) {
-  return [turn.input ?? '', turn.output ?? ''].join('\n');
+  return embeddingText(turn.input ?? '', turn.output ?? '');
 }

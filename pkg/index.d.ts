@@ -121,6 +121,24 @@ export interface Limits {
   maxDimension: number;
 }
 
+/** Where a reindex is: embedding texts through the host, or rebuilding the vector graph. */
+export interface ReindexProgress {
+  phase: 'embedding' | 'indexing';
+  done: number;
+  total: number;
+}
+
+/** What a finished reindex did. `dimension` is 0 when no record has a vector. */
+export interface Reindexed {
+  /** Records that got a new vector (a text without words gets none from the built-in embedder). */
+  records: number;
+  previousDimension: number;
+  dimension: number;
+}
+
+/** The text a turn is embedded from, the same in every face: `input`, a newline, `output`. */
+export function embeddingText(input: string, output: string): string;
+
 /** What `forgetUser` erased. */
 export interface Forgotten {
   /** The deleted records' ids, oldest first. */
@@ -183,6 +201,24 @@ export class Memory {
   /** Erases every turn of `user`, the blobs only they referenced and their index entries; the
    * next `takeChanges` rewrites the whole store. Throws `INVALID_INPUT` for an empty user. */
   forgetUser(user: string): Forgotten;
+  /**
+   * Starts moving the memory to another embedding model (dropping an unfinished reindex):
+   * then `reindexBatch` for texts and `reindexSupply` for their vectors until the batch is
+   * empty, then `reindexFinish`, which swaps every vector in at once.
+   */
+  reindexBegin(): ReindexProgress;
+  /** The embedding texts of the next `n` records (default 64); `[]` once all were handed out. */
+  reindexBatch(n?: number): string[];
+  /** The vectors of the last batch, one per text, all of one length. Throws `INVALID_INPUT`
+   * (the job unchanged) for a wrong count, an empty, non-finite or zero vector, or a length
+   * other than earlier batches'. */
+  reindexSupply(vectors: ArrayLike<number>[]): ReindexProgress;
+  /** Swaps the new vectors in and rebuilds the graph; the next `takeChanges` rewrites the
+   * store. Throws `INVALID_INPUT`, changing nothing, when incomplete or when records were
+   * added since `reindexBegin`. */
+  reindexFinish(): Reindexed;
+  /** Re-embeds every record with the built-in embedder, at once. */
+  reindexBuiltin(): Reindexed;
   /** The limits new turns are checked against. */
   readonly limits: Limits;
   /** Changes limits for turns added from now on; names left out keep their defaults. */
@@ -585,6 +621,12 @@ export class PersistentMemory extends EventTarget {
   setLimits(limits: Partial<Limits>): void;
   /** Erases a user (see `Memory.forgetUser`); resolves once the rewrite is durable. */
   forgetUser(user: string): Promise<Forgotten>;
+  /**
+   * Embeds every turn again to move to another model and dimension: with the host's `embed`
+   * in calls of `batchSize` texts (default 64), else the built-in embedder. All or nothing;
+   * resolves once the rewritten store is durable.
+   */
+  reindex(options?: { batchSize?: number; onProgress?: (progress: ReindexProgress) => void }): Promise<Reindexed>;
   /** Reloads from storage and replays the unflushed journal: how a memory closed by a
    * WebAssembly trap comes back (started on its own after a trap; event `reopen`). */
   reopen(): Promise<{ conflicts: Array<{ op: string; args: unknown[]; error: MemdagError }> }>;

@@ -10,6 +10,7 @@ import init, {
   checkContext,
   compactToolResult,
   tokensExact,
+  embeddingText,
 } from './dist/memdag_wasm.js';
 
 const wasmUrl = new URL('./dist/memdag_wasm_bg.wasm', import.meta.url);
@@ -56,7 +57,7 @@ const { PersistentMemory, GENERATION_KEY } = await import('./persistent.js');
 Memory.open = (options) => PersistentMemory.open(options);
 
 export { Memory, PersistentMemory, GENERATION_KEY, IndexedDbStorage };
-export { countTokens, checkContext, compactToolResult, tokensExact };
+export { countTokens, checkContext, compactToolResult, tokensExact, embeddingText };
 export { MemoryStorage } from './storage/memory.js';
 export { KeyValueStorage, workersKv } from './storage/kv.js';
 export { encodeExport, decodeExport } from './export.js';

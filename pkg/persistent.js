@@ -68,6 +68,24 @@ const DATA_CODES = new Set(['LOCKED', 'CORRUPT_DATA', 'UNSUPPORTED_VERSION']);
 /** The commit key of the core (see the core's `keys` module). */
 const HEAD_KEY = 'head';
 
+/** A stand-in vector for the listing pass of a reindex, whose vectors are never used. */
+const FILLER = new Float32Array([1]);
+
+/** Reindexes `core` synchronously with vectors looked up by embedding text: all or nothing. */
+function reindexFrom(core, byText) {
+  core.reindexBegin();
+  for (;;) {
+    const texts = core.reindexBatch(4096);
+    if (texts.length === 0) break;
+    core.reindexSupply(texts.map((t) => {
+      const v = byText.get(t);
+      if (v == null) throw memdagError('INVALID_INPUT', 'invalid input: reindex: a turn was added while it ran; run it again');
+      return v;
+    }));
+  }
+  return core.reindexFinish();
+}
+
 /** A core memory from stored entries (opened with `key` when the store is encrypted), its
  * segment parts sized for the adapter, with the limits the memory was opened with. */
 function loadCore(entries, storage, key, limits) {
@@ -200,6 +218,51 @@ export class PersistentMemory extends EventTarget {
   async forgetUser(user) {
     const gone = this.#core.forgetUser(user);
     return this.#durable([this.#record('forgetUser', [user])], gone);
+  }
+
+  /** Embeds every turn again, so the memory can move to another embedding model and
+   * dimension: with the host's `embed` in calls of `batchSize` texts (default 64), or the
+   * built-in embedder when there is none. `onProgress({ phase, done, total })` follows each
+   * call. The new vectors are swapped in at once, so a failure changes nothing; resolves with
+   * `{ records, previousDimension, dimension }` once the rewritten store is durable. */
+  async reindex({ batchSize = 64, onProgress } = {}) {
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw memdagError('INVALID_INPUT', 'invalid input: batchSize must be a positive integer');
+    }
+    if (onProgress != null && typeof onProgress !== 'function') {
+      throw memdagError('INVALID_INPUT', 'invalid input: onProgress must be a function');
+    }
+    if (!this.#embedder) {
+      const done = this.#core.reindexBuiltin();
+      onProgress?.({ phase: 'indexing', done: done.records, total: done.records });
+      return this.#durable([this.#journalReplay('reindex', (core) => core.reindexBuiltin())], done);
+    }
+    // The vectors are fetched by text first (awaiting the host), then applied in one
+    // synchronous pass, so no other call can slip in between the swap's steps. Turns added
+    // while the host embeds are embedded in a further round.
+    const byText = new Map();
+    for (let round = 0; round < 3; round++) {
+      const job = this.#core.reindexBegin();
+      const missing = [];
+      for (;;) {
+        const texts = this.#core.reindexBatch(4096);
+        if (texts.length === 0) break;
+        for (const t of texts) if (!byText.has(t)) missing.push(t);
+        this.#core.reindexSupply(texts.map((t) => byText.get(t) ?? FILLER));
+      }
+      if (missing.length === 0) break;
+      let done = job.total - missing.length;
+      for (let i = 0; i < missing.length; i += batchSize) {
+        const texts = missing.slice(i, i + batchSize);
+        const vectors = await this.#embedder.many(texts);
+        texts.forEach((t, k) => byText.set(t, vectors[k]));
+        done += texts.length;
+        onProgress?.({ phase: 'embedding', done, total: job.total });
+      }
+    }
+    const done = reindexFrom(this.#core, byText);
+    onProgress?.({ phase: 'indexing', done: done.records, total: done.records });
+    return this.#durable([this.#journalReplay('reindex', (core) => reindexFrom(core, byText))], done);
   }
 
   /** Rebuilds the memory from storage and replays the unflushed journal on it: how a memory
@@ -463,7 +526,8 @@ export class PersistentMemory extends EventTarget {
     for (const entry of this.#journal) {
       const { op, args } = entry;
       try {
-        fresh[op](...args);
+        if (entry.replay) entry.replay(fresh);
+        else fresh[op](...args);
         kept.push(entry);
       } catch (error) {
         conflicts.push({ op, args, error });
@@ -531,6 +595,14 @@ export class PersistentMemory extends EventTarget {
     } catch (e) {
       throw storageError(e, 'load');
     }
+  }
+
+  /** Journals an operation already applied to the core that replays through `replay(core)`
+   * rather than a core method of the same name; returns its journal entry. */
+  #journalReplay(op, replay) {
+    const entry = this.#record(op, []);
+    entry.replay = replay;
+    return entry;
   }
 
   /** Journals an operation already applied to the core; returns its journal entry. */

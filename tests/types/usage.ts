@@ -68,6 +68,9 @@ export { n, empty, vector, lists };
 
 // The async API: Memory.open, storage adapters, host callbacks, search, recall, context tools.
 import {
+  embeddingText,
+  type Reindexed,
+  type ReindexProgress,
   IndexedDbStorage,
   KeyValueStorage,
   MemoryStorage,
@@ -112,8 +115,16 @@ async function asyncUsage(): Promise<void> {
   memory.grep({ pattern: 'E\\d+', fields: ['input'] }).map((m) => m.start);
   // @ts-expect-error mode is one of three names
   memory.search({ text: 'x', mode: 'fuzzy' });
+  const moved: Reindexed = await memory.reindex({ batchSize: 32, onProgress: (p: ReindexProgress) => p.done / p.total });
+  const core = new Memory();
+  core.reindexBegin();
+  core.reindexSupply(core.reindexBatch(8).map((t) => new Float32Array([t.length, 1])));
+  const finished: number = core.reindexFinish().dimension + core.reindexBuiltin().records + moved.previousDimension;
+  embeddingText('in', 'out').toUpperCase();
+  // @ts-expect-error phase is one of two names
+  const wrong: ReindexProgress = { phase: 'done', done: 1, total: 1 };
   workersKv;
-  console.log(idb, kv, n);
+  console.log(idb, kv, n, finished, wrong);
   await memory.close();
 }
 

@@ -1,15 +1,14 @@
 //! Vectors from the host's `embedder` import, for stores opened with `embeddings.host`.
 //!
-//! The text of a turn is its input and output joined by a newline, as the core's built-in
-//! embedder reads it. Every answer is checked: one vector per text, none empty. The core checks
+//! The text of a turn is the core's `embedding_text`, as for the built-in embedder. Every answer is checked: one vector per text, none empty. The core checks
 //! the rest (finite, non-zero, the store's dimension) when the turn is added.
 
-use memdag_core::{Error as CoreError, NewTurn};
+use memdag_core::{embedding_text, Error as CoreError, NewTurn};
 
 use crate::bindings::memdag::core::embedder;
 
 /// Calls the embedder on `texts`; an error or a malformed answer is a host error.
-fn embed(texts: &[String]) -> Result<Vec<Vec<f32>>, CoreError> {
+pub fn texts(texts: &[String]) -> Result<Vec<Vec<f32>>, CoreError> {
     let vectors = embedder::embed(texts).map_err(|message| CoreError::Host {
         message: format!("embedder failed: {message}"),
     })?;
@@ -40,9 +39,9 @@ pub fn turns(turns: &mut [NewTurn]) -> Result<(), CoreError> {
     }
     let texts: Vec<String> = missing
         .iter()
-        .map(|&i| format!("{}\n{}", turns[i].input, turns[i].output))
+        .map(|&i| embedding_text(&turns[i].input, &turns[i].output))
         .collect();
-    for (i, vector) in missing.into_iter().zip(embed(&texts)?) {
+    for (i, vector) in missing.into_iter().zip(self::texts(&texts)?) {
         turns[i].embedding = Some(vector);
     }
     Ok(())
@@ -50,6 +49,6 @@ pub fn turns(turns: &mut [NewTurn]) -> Result<(), CoreError> {
 
 /// The vector of one query text.
 pub fn text(text: &str) -> Result<Vec<f32>, CoreError> {
-    let mut vectors = embed(&[text.to_string()])?;
+    let mut vectors = texts(&[text.to_string()])?;
     Ok(vectors.remove(0))
 }

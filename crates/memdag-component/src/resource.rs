@@ -22,7 +22,7 @@ use crate::bindings::exports::memdag::core::memory::{
 use crate::bindings::memdag::core::query::{
     GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
 };
-use crate::bindings::memdag::core::types::{Error, Forgotten, Limits, NewTurn, Record};
+use crate::bindings::memdag::core::types::{Error, Forgotten, Limits, NewTurn, Record, Reindexed};
 use crate::{convert, embed, persist};
 
 /// The state behind one `store` handle.
@@ -233,6 +233,25 @@ impl GuestStore for MemoryStore {
             Ok(Forgotten {
                 records: gone.records,
                 blobs: gone.blobs,
+            })
+        })
+    }
+
+    fn reindex(&self, batch_size: Option<u32>) -> Result<Reindexed, Error> {
+        let host = self.embeddings == Embeddings::Host;
+        let batch = batch_size.map_or(memdag_core::reindex::DEFAULT_REINDEX_BATCH, |n| {
+            n.max(1) as usize
+        });
+        self.mutate(|s| {
+            let done = if host {
+                s.reindex(batch, &mut |texts| embed::texts(texts), &mut |_| {})?
+            } else {
+                s.reindex_builtin()?
+            };
+            Ok(Reindexed {
+                records: done.records as u64,
+                previous_dimension: done.previous_dimension as u32,
+                dimension: done.dimension as u32,
             })
         })
     }

@@ -34,6 +34,8 @@ pub mod erase;
 #[cfg(feature = "std")]
 pub mod recall;
 #[cfg(feature = "std")]
+pub mod reindex;
+#[cfg(feature = "std")]
 pub mod seal;
 #[cfg(feature = "std")]
 pub mod search;
@@ -47,10 +49,12 @@ pub mod tokens;
 pub use dag::{Dag, Direction};
 pub use error::{Error, ErrorKind, Result};
 pub use limits::Limits;
-pub use record::{CompactNode, NewTurn, Record, Section, Step};
+pub use record::{embedding_text, CompactNode, NewTurn, Record, Section, Step};
 pub use store::{Slot, Store};
 
 #[cfg(feature = "std")]
 pub use codec::Change;
+#[cfg(feature = "std")]
+pub use reindex::{Reindex, ReindexPhase, ReindexProgress, Reindexed};
 #[cfg(feature = "std")]
 pub use seal::Cipher;

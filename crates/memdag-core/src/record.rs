@@ -65,6 +65,16 @@ pub struct Record {
     pub embedding: Option<Vec<f32>>,
 }
 
+/// The text a turn is embedded from: its input and output, joined by a newline. The one rule
+/// for every embedder: the built-in one, a host's through any face, and a reindex.
+pub fn embedding_text(input: &str, output: &str) -> alloc::string::String {
+    let mut text = alloc::string::String::with_capacity(input.len() + 1 + output.len());
+    text.push_str(input);
+    text.push('\n');
+    text.push_str(output);
+    text
+}
+
 /// The tag that marks a record as shared: visible to every user, not only its own.
 pub const SHARED_TAG: &str = "shared";
 

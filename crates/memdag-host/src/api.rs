@@ -8,7 +8,7 @@ use crate::bindings::exports::memdag::core::memory::{Compactor, ToolResults};
 use crate::bindings::memdag::core::query::{
     Encoding, GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
 };
-use crate::bindings::memdag::core::types::{Forgotten, Limits as TurnLimits};
+use crate::bindings::memdag::core::types::{Forgotten, Limits as TurnLimits, Reindexed};
 use crate::{Error, Memory, NewTurn, Record};
 
 impl Memory {
@@ -73,6 +73,12 @@ impl Memory {
     /// Erases a user's records, blobs and index entries, and rewrites the store.
     pub fn forget_user(&mut self, user: &str) -> Result<Forgotten, Error> {
         self.store_call(|s, st, h| s.call_forget_user(st, h, user))
+    }
+
+    /// Embeds every record again (the store's embedder: the host's in calls of `batch_size`
+    /// texts, default 64, else the built-in one), so the dimension can change; all or nothing.
+    pub fn reindex(&mut self, batch_size: Option<u32>) -> Result<Reindexed, Error> {
+        self.store_call(|s, st, h| s.call_reindex(st, h, batch_size))
     }
 
     /// The limits new turns are checked against.

@@ -55,8 +55,8 @@ pub use bindings::memdag::core::query::{
     RecallSection, SearchFilter, SearchHit, SearchMode, SearchQuery,
 };
 pub use bindings::memdag::core::types::{
-    CompactNode, Error as MemoryError, Forgotten, Limits as TurnLimits, NewTurn, Record, Section,
-    Step,
+    CompactNode, Error as MemoryError, Forgotten, Limits as TurnLimits, NewTurn, Record, Reindexed,
+    Section, Step,
 };
 pub use command::{CommandEmbedder, CommandLlm};
 pub use error::Error;

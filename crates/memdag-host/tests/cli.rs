@@ -422,3 +422,61 @@ fn user_scoped_reads_forget_user_delete_and_limits() {
         String::from_utf8_lossy(&refused.stderr)
     );
 }
+
+#[test]
+fn reindex_moves_a_store_to_another_model_and_back() {
+    let (dir, store) = store();
+    // A 5-dimensional "model": one vector per text, from its length.
+    let model = script(
+        dir.path(),
+        "model5.sh",
+        "python3 -c 'import json,sys; t=json.load(sys.stdin)[\"texts\"]; print(json.dumps([[len(x) % 7 + 1, 1, 2, 3, len(x) % 3 + 1] for x in t]))'",
+    );
+    let out = memdag(&store)
+        .args(["reindex", "--batch-size", "3", "--embed-cmd"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("embedded 3 of 4 turns"), "{stderr}");
+    assert!(stderr.contains("embedded 4 of 4 turns"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("reindexed 4 turns: dimension 256 -> 5"),
+        "{stdout}"
+    );
+    // The new model answers vector queries; its vectors were stored.
+    let hits = ok(memdag(&store)
+        .args([
+            "search",
+            "rain",
+            "--mode",
+            "vector",
+            "--json",
+            "--embed-cmd",
+        ])
+        .arg(&model));
+    let v: serde_json::Value = serde_json::from_str(&hits).unwrap();
+    assert_eq!(v["ids"].as_array().unwrap().len(), 4, "{hits}");
+
+    // A failing model changes nothing.
+    let failing = script(dir.path(), "down.sh", "exit 3");
+    let before = all_bytes(&store);
+    let out = failed(
+        memdag(&store)
+            .args(["reindex", "--embed-cmd"])
+            .arg(&failing),
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("embedder failed"));
+    assert_eq!(all_bytes(&store), before);
+
+    // Back to the built-in embedder.
+    let back = ok(memdag(&store).arg("reindex"));
+    assert!(
+        back.contains("reindexed 4 turns: dimension 5 -> 256"),
+        "{back}"
+    );
+    let hits = ok(memdag(&store).args(["search", "rain", "--mode", "vector", "--json"]));
+    assert!(!hits.contains("\"ids\":[]"), "{hits}");
+}

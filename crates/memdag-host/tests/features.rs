@@ -427,3 +427,85 @@ fn export_and_import_move_a_store() {
     assert_eq!(kv.entries(), before);
     assert_eq!(reopened.len().unwrap(), 5);
 }
+
+#[test]
+fn reindex_moves_the_store_to_a_new_model_through_the_host_embedder() {
+    // The old model: 3 dimensions.
+    let old = |texts: &[String]| -> Result<Vec<Vec<f32>>, String> {
+        Ok(texts.iter().map(|_| vec![1.0, 0.5, 0.1]).collect())
+    };
+    let kv = SharedKv::default();
+    let mut memory = runtime()
+        .open_with(kv.clone(), OpenOptions::new().embedder(old))
+        .unwrap();
+    let words = ["rain tomorrow", "deploy tomorrow", "rain and deploy"];
+    for (i, w) in words.iter().enumerate() {
+        let mut t = turn(&format!("t{i}"), "main", i as i64, &[]);
+        t.input = (*w).into();
+        memory.add_turn(t).unwrap();
+    }
+    drop(memory);
+
+    // The new model: 5 dimensions, [has "rain", has "deploy", 0.1, 0.1, 0.1].
+    let calls = Arc::new(Mutex::new(Vec::<usize>::new()));
+    let seen = calls.clone();
+    let fail = Arc::new(Mutex::new(false));
+    let failing = fail.clone();
+    let new = move |texts: &[String]| {
+        seen.lock().unwrap().push(texts.len());
+        if *failing.lock().unwrap() {
+            return Err("model unavailable".to_string());
+        }
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let has = |w: &str| if t.contains(w) { 1.0 } else { 0.0 };
+                vec![has("rain"), has("deploy"), 0.1, 0.1, 0.1]
+            })
+            .collect())
+    };
+    let mut memory = runtime()
+        .open_with(kv.clone(), OpenOptions::new().embedder(new))
+        .unwrap();
+    // Before the reindex the new model's vectors do not fit.
+    let mut t = turn("x", "main", 9, &[]);
+    t.input = "snow".into();
+    let refused = memory.add_turn(t.clone()).unwrap_err();
+    assert_eq!(refused.code(), Some("INVALID_INPUT"), "{refused}");
+
+    *fail.lock().unwrap() = true;
+    let before = kv.entries();
+    let err = memory.reindex(Some(2)).unwrap_err();
+    assert_eq!(err.code(), Some("HOST"), "{err}");
+    assert_eq!(kv.entries(), before, "a failed reindex writes nothing");
+    *fail.lock().unwrap() = false;
+    calls.lock().unwrap().clear();
+
+    let done = memory.reindex(Some(2)).unwrap();
+    assert_eq!(
+        (done.records, done.previous_dimension, done.dimension),
+        (3, 3, 5)
+    );
+    assert_eq!(*calls.lock().unwrap(), vec![2, 1], "batches of 2");
+    let hits = memory
+        .search(&search_query("deploy", SearchMode::Vector, 1))
+        .unwrap();
+    assert_eq!(hits[0].id, "t1");
+    memory.add_turn(t).unwrap();
+
+    // Stored: a new instance opens it with the new dimension.
+    let mut reopened = runtime().open(kv.clone(), None).unwrap();
+    assert_eq!(
+        reopened
+            .get("t0")
+            .unwrap()
+            .unwrap()
+            .embedding
+            .unwrap()
+            .len(),
+        5
+    );
+    // And the built-in embedder takes it back.
+    let back = reopened.reindex(None).unwrap();
+    assert_eq!((back.previous_dimension, back.dimension), (5, 256));
+}

@@ -12,6 +12,7 @@
 //! - [`compact`]: compaction prompts, LLM answers and the extractive compactor;
 //! - [`context`]: token counts, context checks, tool-result cuts and blobs;
 //! - [`listing`]: threads, users and children, for tools;
+//! - [`reindex`]: moving to another embedding model, batch by batch;
 //! - [`storage`]: the IndexedDB storage adapter (`IndexedDbStorage`);
 //! - [`entries`]: change sets and stored entries;
 //! - [`key`]: encryption keys;
@@ -30,6 +31,7 @@ pub mod key;
 pub mod listing;
 pub mod memory;
 pub mod recall;
+pub mod reindex;
 pub mod search;
 pub mod storage;
 pub mod turn;

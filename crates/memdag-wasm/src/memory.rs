@@ -24,6 +24,8 @@ use crate::turn::{record_to_js, records_to_js, TurnInput};
 #[derive(Debug, Default)]
 pub struct Memory {
     store: RefCell<Store>,
+    /// A reindex under way (see [`crate::reindex`]).
+    job: RefCell<Option<memdag_core::Reindex>>,
 }
 
 #[wasm_bindgen]
@@ -47,6 +49,7 @@ impl Memory {
         let store = Store::load_with_cipher(entries, cipher).map_err(throw)?;
         Ok(Memory {
             store: RefCell::new(store),
+            job: RefCell::default(),
         })
     }
 
@@ -265,6 +268,13 @@ impl Memory {
             s.walk_as(&user, &id, direction, depth, limit)
                 .and_then(|r| records_to_js(&r))
         })
+    }
+
+    /// The reindex job slot, or `BUSY` if a call is using it.
+    pub(crate) fn job(
+        &self,
+    ) -> Result<core::cell::RefMut<'_, Option<memdag_core::Reindex>>, JsValue> {
+        self.job.try_borrow_mut().map_err(|_| throw(Error::Busy))
     }
 
     pub(crate) fn read<T>(&self, f: impl FnOnce(&Store) -> Result<T, Error>) -> Result<T, JsValue> {

@@ -87,7 +87,7 @@ impl SearchIndex {
             None if self.auto_embed
                 && matches!(self.vectors.dimension(), 0 | BUILTIN_DIMENSION) =>
             {
-                let text = [record.input.as_str(), record.output.as_str()].join("\n");
+                let text = crate::record::embedding_text(&record.input, &record.output);
                 record.embedding = builtin_embed(&text);
                 Ok(record.embedding.clone())
             }

@@ -33,6 +33,9 @@ commands:
   forget-user <USER>        erase every turn of a user, the blobs only they referenced, and
                             their index entries; the store is rewritten so no file keeps them
   limits                    the limits turns are checked against, as JSON
+  reindex [--batch-size N]  embed every turn again, to move to another embedding model (and
+                            dimension): with --embed-cmd, N texts per call (default 64),
+                            else with the built-in embedder; progress on stderr
 
   With --user U, show, get, dag, ancestors and grep return only what U may see: U's own
   turns and those tagged \"shared\" (search and recall take --user the same way).
@@ -121,6 +124,9 @@ pub enum Command {
     ForgetUser {
         user: String,
     },
+    Reindex {
+        batch_size: Option<u32>,
+    },
     Limits,
     Help,
 }
@@ -180,7 +186,8 @@ pub struct Args {
 }
 
 /// Flags that take a value.
-const VALUED: [&str; 25] = [
+const VALUED: [&str; 26] = [
+    "--batch-size",
     "--cmd-timeout",
     "--limits",
     "--key-file",
@@ -445,6 +452,9 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
             user: need("forget-user a USER")?,
         },
         "limits" => Command::Limits,
+        "reindex" => Command::Reindex {
+            batch_size: flags.number("--batch-size")?,
+        },
         other => return Err(format!("unknown command {other:?}")),
     };
     if let Some(extra) = pos.next() {
@@ -553,6 +563,16 @@ mod tests {
                 raw: true,
                 user: None
             }
+        );
+        assert_eq!(
+            parse_str("reindex --batch-size 8").unwrap().command,
+            Command::Reindex {
+                batch_size: Some(8)
+            }
+        );
+        assert_eq!(
+            parse_str("reindex").unwrap().command,
+            Command::Reindex { batch_size: None }
         );
         assert_eq!(
             parse_str("forget-user mallory").unwrap().command,

@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use memdag_host::{
-    locate, recall_query, CommandEmbedder, CommandLlm, Compactor, DirKv, Error, Limits, Memory,
-    OpenOptions, Record, Runtime, TurnLimits,
+    locate, recall_query, CommandEmbedder, CommandLlm, Compactor, DirKv, Embedder, Error, Limits,
+    Memory, OpenOptions, Record, Runtime, TurnLimits,
 };
 
 use args::{Args, Command};
@@ -93,6 +93,7 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             | Command::Compact { .. }
             | Command::Delete { .. }
             | Command::ForgetUser { .. }
+            | Command::Reindex { .. }
     );
     let kv = if writes {
         DirKv::open(&args.store)?
@@ -107,8 +108,23 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         memdag_host::command::DEFAULT_TIMEOUT,
         std::time::Duration::from_secs_f64,
     );
+    // A reindex reports each embedder call on stderr; the total is known once the store is open.
+    let reindex_total = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     if let Some(cmd) = &args.embed_cmd {
-        options = options.embedder(CommandEmbedder::new(cmd).with_timeout(timeout));
+        let mut embedder = CommandEmbedder::new(cmd).with_timeout(timeout);
+        if matches!(args.command, Command::Reindex { .. }) {
+            let total = reindex_total.clone();
+            let mut embedded = 0u64;
+            options = options.embedder(move |texts: &[String]| {
+                let vectors = embedder.embed(texts)?;
+                embedded += texts.len() as u64;
+                let total = total.load(std::sync::atomic::Ordering::Relaxed);
+                eprintln!("reindex: embedded {embedded} of {total} turns");
+                Ok(vectors)
+            });
+        } else {
+            options = options.embedder(embedder);
+        }
     }
     if let Some(cmd) = &args.llm_cmd {
         options = options.llm(CommandLlm::new(cmd).with_timeout(timeout));
@@ -228,6 +244,22 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
                 user,
                 gone.records.len(),
                 gone.blobs.len()
+            )?;
+        }
+        Command::Reindex { batch_size } => {
+            let total = memory.len()?;
+            reindex_total.store(total, std::sync::atomic::Ordering::Relaxed);
+            let how = if args.embed_cmd.is_some() {
+                "--embed-cmd"
+            } else {
+                "the built-in embedder"
+            };
+            eprintln!("reindex: embedding {total} turns with {how}");
+            let done = memory.reindex(batch_size)?;
+            writeln!(
+                out,
+                "reindexed {} turns: dimension {} -> {}",
+                done.records, done.previous_dimension, done.dimension
             )?;
         }
         Command::Limits => {
