@@ -15,6 +15,7 @@ pub mod cli;
 pub mod cli_path;
 pub mod corpus;
 pub mod locomo;
+pub mod memory;
 pub mod seal;
 pub mod table;
 pub mod workload;

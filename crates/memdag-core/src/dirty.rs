@@ -2,7 +2,7 @@
 //!
 //! Every mutation of a [`crate::Store`] marks what it touched here: a record (added or changed,
 //! by id; deleted, by sequence number), a blob (by id), a vector-graph node (by its in-memory
-//! id), or the store counters. The storage engine drains the set into the next segment and puts it back when the
+//! id), a named document, a record's use count (by slot), or the store counters. The storage engine drains the set into the next segment and puts it back when the
 //! host could not write that change set.
 
 use alloc::collections::BTreeSet;
@@ -19,6 +19,10 @@ pub enum Touched {
     Blob(String),
     /// A vector-graph node, by in-memory node id.
     Node(u32),
+    /// A named internal document, present or removed (see [`crate::state`]).
+    State(String),
+    /// The use count of the record in this slot.
+    Uses(u32),
     /// The store counters (next sequence number, dimension).
     Counters,
 }

@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! offset 0  4 bytes  magic  b"MDAG"
-//! offset 4  1 byte   format version: 1 (v1 values) or 2 (commit, segment parts)
+//! offset 4  1 byte   format version: 1 (v1 values), 2 or 3 (commit, segment parts)
 //! offset 5  1 byte   kind, see [`Kind`]
 //! offset 6  4 bytes  checksum of the body, little endian: CRC-32 (IEEE) for version 1,
-//!                    [`checksum32`] for version 2
+//!                    [`checksum32`] for versions 2 and 3
 //! offset 10 ...      body
 //! ```
 //! A value shorter than the header is truncated, a wrong magic is foreign (but a value opening
@@ -26,7 +26,7 @@ pub const MAGIC: [u8; 4] = *b"MDAG";
 /// The magic of a sealed value (`crate::seal::MAGIC`; this module depends on no other).
 const SEALED_MAGIC: [u8; 4] = *b"MDAS";
 /// The newest format version this build writes and reads.
-pub const FORMAT_VERSION: u8 = 2;
+pub const FORMAT_VERSION: u8 = 3;
 /// Length of the envelope header.
 pub const HEADER_LEN: usize = 10;
 
@@ -42,18 +42,19 @@ pub enum Kind {
     Blob = 3,
     /// v1: one vector-graph node (`idx/hnsw/<id>`).
     IndexNode = 4,
-    /// v2: the commit (`head`).
+    /// v2 and v3: the commit (`head`).
     Commit = 5,
-    /// v2: one part of a segment (`seg/<gen>/<part>`).
+    /// v2 and v3: one part of a segment (`seg/<gen>/<part>`).
     SegmentPart = 6,
 }
 
 impl Kind {
-    /// The format version that introduced this kind, and so the version it is written with.
+    /// The format version this build writes the kind with: 1 for the v1 kinds (only read,
+    /// to migrate), [`FORMAT_VERSION`] for the commit and segment parts.
     pub fn version(self) -> u8 {
         match self {
             Kind::Record | Kind::Meta | Kind::Blob | Kind::IndexNode => 1,
-            Kind::Commit | Kind::SegmentPart => 2,
+            Kind::Commit | Kind::SegmentPart => FORMAT_VERSION,
         }
     }
 }
@@ -135,7 +136,7 @@ mod tests {
     fn seal_then_open_and_every_damage_is_typed() {
         let v = seal(Kind::Commit, b"body");
         assert_eq!(open("head", Kind::Commit, &v).unwrap(), b"body");
-        assert_eq!(v[4], 2);
+        assert_eq!(v[4], FORMAT_VERSION);
         let wrong_kind = open("head", Kind::SegmentPart, &v).unwrap_err();
         assert_eq!(wrong_kind.code(), "CORRUPT_DATA");
         let mut future = v.clone();

@@ -18,9 +18,11 @@ pub mod dirty;
 pub mod envelope;
 pub mod error;
 pub mod hash;
+pub mod item;
 pub mod keys;
 pub mod limits;
 pub mod record;
+pub mod state;
 pub mod store;
 
 #[cfg(feature = "std")]
@@ -31,6 +33,8 @@ pub mod compact;
 pub mod context;
 #[cfg(feature = "std")]
 pub mod erase;
+#[cfg(feature = "std")]
+pub mod memory;
 #[cfg(feature = "std")]
 pub mod recall;
 #[cfg(feature = "std")]
@@ -45,9 +49,12 @@ pub mod segment;
 pub mod storage;
 #[cfg(feature = "std")]
 pub mod tokens;
+#[cfg(feature = "std")]
+pub mod work;
 
 pub use dag::{Dag, Direction};
 pub use error::{Error, ErrorKind, Result};
+pub use item::{ItemKind, ItemMeta, ItemStatus, MemoryItem, NewItem};
 pub use limits::Limits;
 pub use record::{embedding_text, CompactNode, NewTurn, Record, Section, Step};
 pub use store::{Slot, Store};

@@ -130,7 +130,47 @@ impl Limits {
                 self.max_turn_bytes
             )));
         }
-        for (name, value) in [("thread", &turn.thread), ("user", &turn.user)] {
+        self.check_names_and_lists(
+            &[("thread", &turn.thread), ("user", &turn.user)],
+            &turn.tags,
+            turn.parents.len(),
+        )?;
+        if let Some(e) = &turn.embedding {
+            self.check_dimension(e.len())?;
+        }
+        Ok(())
+    }
+
+    /// Checks a new long-term memory item: its text fields, user, tags, sources and vector.
+    pub fn check_item(&self, item: &crate::item::NewItem) -> Result<()> {
+        self.check_field(|| "text".into(), &item.text)?;
+        let optional = [
+            ("subject", &item.subject),
+            ("relation", &item.relation),
+            ("object", &item.object),
+            ("task", &item.task),
+            ("tool", &item.tool),
+        ];
+        for (name, value) in optional {
+            if let Some(v) = value {
+                self.check_field(|| name.into(), v)?;
+            }
+        }
+        self.check_names_and_lists(&[("user", &item.user)], &item.tags, item.sources.len())?;
+        if let Some(e) = &item.embedding {
+            self.check_dimension(e.len())?;
+        }
+        Ok(())
+    }
+
+    /// Checks names (thread, user), tags and the number of parents.
+    fn check_names_and_lists(
+        &self,
+        names: &[(&str, &String)],
+        tags: &[String],
+        parents: usize,
+    ) -> Result<()> {
+        for (name, value) in names {
             if value.len() > self.max_name_bytes {
                 return Err(Error::invalid(format!(
                     "{name} is {} bytes, over the limit of {} (maxNameBytes)",
@@ -139,26 +179,18 @@ impl Limits {
                 )));
             }
         }
-        if turn.tags.len() > self.max_tags {
-            return Err(over("tags", turn.tags.len(), self.max_tags, "maxTags"));
+        if tags.len() > self.max_tags {
+            return Err(over("tags", tags.len(), self.max_tags, "maxTags"));
         }
-        if let Some(t) = turn.tags.iter().find(|t| t.len() > self.max_tag_bytes) {
+        if let Some(t) = tags.iter().find(|t| t.len() > self.max_tag_bytes) {
             return Err(Error::invalid(format!(
                 "a tag is {} bytes, over the limit of {} (maxTagBytes)",
                 t.len(),
                 self.max_tag_bytes
             )));
         }
-        if turn.parents.len() > self.max_parents {
-            return Err(over(
-                "parents",
-                turn.parents.len(),
-                self.max_parents,
-                "maxParents",
-            ));
-        }
-        if let Some(e) = &turn.embedding {
-            self.check_dimension(e.len())?;
+        if parents > self.max_parents {
+            return Err(over("parents", parents, self.max_parents, "maxParents"));
         }
         Ok(())
     }

@@ -63,6 +63,10 @@ pub struct Record {
     /// A vector given by the host, or none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<Vec<f32>>,
+    /// Set when the record is a long-term memory item rather than a turn (see
+    /// [`crate::item`]): its `input` is the item's text and its `parents` its sources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<crate::item::ItemMeta>,
 }
 
 /// The text a turn is embedded from: its input and output, joined by a newline. The one rule
@@ -79,6 +83,11 @@ pub fn embedding_text(input: &str, output: &str) -> alloc::string::String {
 pub const SHARED_TAG: &str = "shared";
 
 impl Record {
+    /// Whether this record is a long-term memory item, not a turn.
+    pub fn is_item(&self) -> bool {
+        self.item.is_some()
+    }
+
     /// Whether a call on behalf of `user` may see this record: every record when `user` is
     /// empty (a store-wide call), else the user's own records and those tagged
     /// [`SHARED_TAG`].

@@ -30,8 +30,17 @@
 //!   │                  fields × varint length · varint key length ·          │
 //!   │                  varint m · m × (varint term · fields × u8 tf) ·       │
 //!   │                  varint k · k × (varint term · u8 tf)                  │
+//!   │   8 STATE        MessagePack [[name, bin]…]: named internal documents   │
+//!   │                  (a thread's working memory, the memory settings)       │
+//!   │   9 GONE_STATE   MessagePack [name…] (removed documents)                │
+//!   │  10 USES         varint count · (varint seq · varint uses) × count      │
+//!   │                  (how often recall returned a record)                   │
 //!   └──────────────────────────────────────────────────────────────────────┘
 //! ```
+//! Format v3 added sections 8 to 10 and the `item` field of a record (a long-term memory
+//! item, see [`crate::item`]); v3 writes every part and the commit with format version 3, so a
+//! v2 build refuses a v3 store with `UNSUPPORTED_VERSION` rather than misread it. A v3 build
+//! reads v2 stores as they are.
 //! A segment is a run of *chunks*, each a complete set of sections for some of its entries,
 //! cut so that a chunk fits one part: a reader parses each part in place, with no copy. Only a
 //! chunk larger than a part (one huge record) spans several parts, which are joined to read
@@ -54,6 +63,7 @@ use serde::{Deserialize, Serialize};
 use crate::codec::{from_msgpack, to_msgpack};
 use crate::envelope::{open, seal, Kind};
 use crate::error::{Error, Result};
+use crate::item::ItemMeta;
 use crate::keys::{segment_key, HEAD_KEY};
 use crate::record::{CompactNode, Record, Step};
 
@@ -64,6 +74,9 @@ const BLOBS: u8 = 4;
 const GONE_BLOBS: u8 = 5;
 const NODES: u8 = 6;
 const TEXT: u8 = 7;
+const STATE: u8 = 8;
+const GONE_STATE: u8 = 9;
+const USES: u8 = 10;
 
 /// Bytes of the header every part carries before its share of a chunk.
 const PART_HEADER: usize = 20;
@@ -145,6 +158,8 @@ struct RecordFields<'a> {
     tags: &'a [String],
     importance: f32,
     compact: &'a Option<CompactNode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    item: &'a Option<ItemMeta>,
 }
 
 /// A graph node as the store hands it to a segment.
@@ -183,6 +198,11 @@ struct Chunk {
     gone_blobs: Vec<String>,
     nodes: Vec<u8>,
     node_count: u64,
+    state: Vec<(String, Bytes)>,
+    state_bytes: usize,
+    gone_state: Vec<String>,
+    uses: Vec<u8>,
+    uses_count: u64,
     /// The TEXT section being built: its dictionary, the records' entries, and whether every
     /// record so far came with an analysis (else the chunk has no TEXT section).
     text_terms: std::collections::HashMap<String, u32>,
@@ -218,6 +238,9 @@ impl Chunk {
             + self.blob_bytes
             + self.gone_blobs.len() * 24
             + self.nodes.len()
+            + self.state_bytes
+            + self.gone_state.len() * 24
+            + self.uses.len()
     }
 
     fn is_empty(&self) -> bool {
@@ -226,6 +249,9 @@ impl Chunk {
             && self.blobs.is_empty()
             && self.gone_blobs.is_empty()
             && self.node_count == 0
+            && self.state.is_empty()
+            && self.gone_state.is_empty()
+            && self.uses_count == 0
     }
 
     fn finish(self) -> Result<Vec<u8>> {
@@ -266,6 +292,18 @@ impl Chunk {
             put_varint(&mut n, self.node_count);
             n.extend_from_slice(&self.nodes);
             section(&mut body, NODES, &n)?;
+        }
+        if !self.state.is_empty() {
+            section(&mut body, STATE, &to_msgpack(&self.state)?)?;
+        }
+        if !self.gone_state.is_empty() {
+            section(&mut body, GONE_STATE, &to_msgpack(&self.gone_state)?)?;
+        }
+        if self.uses_count > 0 {
+            let mut u = Vec::with_capacity(self.uses.len() + 10);
+            put_varint(&mut u, self.uses_count);
+            u.extend_from_slice(&self.uses);
+            section(&mut body, USES, &u)?;
         }
         if let (true, Some((version, fields))) = (self.text_complete, self.text_version) {
             if self.record_count > 0 {
@@ -378,6 +416,7 @@ impl SegmentWriter {
             tags: &r.tags,
             importance: r.importance,
             compact: &r.compact,
+            item: &r.item,
         };
         self.scratch.clear();
         rmp_serde::encode::write_named(&mut self.scratch, &fields).map_err(|e| Error::Storage {
@@ -427,6 +466,36 @@ impl SegmentWriter {
     pub fn gone_blob(&mut self, id: &str) -> Result<()> {
         self.room(24)?;
         self.current.gone_blobs.push(id.into());
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Adds a named internal document (see [`crate::state`]).
+    pub fn state(&mut self, name: &str, value: &[u8]) -> Result<()> {
+        let size = name.len() + value.len() + 16;
+        self.room(size)?;
+        self.current.state_bytes += size;
+        self.current
+            .state
+            .push((name.into(), Bytes(value.to_vec())));
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Adds the tombstone of a named internal document.
+    pub fn gone_state(&mut self, name: &str) -> Result<()> {
+        self.room(name.len() + 8)?;
+        self.current.gone_state.push(name.into());
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Adds the use count of the record with sequence number `seq`.
+    pub fn uses(&mut self, seq: u64, uses: u32) -> Result<()> {
+        self.room(16)?;
+        put_varint(&mut self.current.uses, seq);
+        put_varint(&mut self.current.uses, u64::from(uses));
+        self.current.uses_count += 1;
         self.entries += 1;
         Ok(())
     }
@@ -595,6 +664,11 @@ pub struct SegmentView<'a> {
     pub gone_blobs: Vec<String>,
     nodes: &'a [u8],
     node_count: u64,
+    /// Named internal documents, and the names of removed ones.
+    pub state: Vec<(String, Bytes)>,
+    pub gone_state: Vec<String>,
+    /// `(seq, uses)` pairs.
+    pub uses: Vec<(u64, u32)>,
     /// The TEXT section, when the chunk has one: version, fields, dictionary, and the byte
     /// offset of each record's entry.
     pub text: Option<TextView<'a>>,
@@ -749,6 +823,19 @@ impl<'a> SegmentView<'a> {
                     view.nodes = &bytes[r.at..];
                 }
                 TEXT => text = Some(bytes),
+                STATE => view.state = from_msgpack(key, bytes)?,
+                GONE_STATE => view.gone_state = from_msgpack(key, bytes)?,
+                USES => {
+                    let mut r = Reader { bytes, at: 0 };
+                    let bad = || corrupt(key, "use counts malformed");
+                    let n = r.varint().ok_or_else(bad)?;
+                    for _ in 0..n {
+                        let seq = r.varint().ok_or_else(bad)?;
+                        let uses = r.varint().ok_or_else(bad)?;
+                        view.uses
+                            .push((seq, u32::try_from(uses).map_err(|_| bad())?));
+                    }
+                }
                 other => {
                     return Err(corrupt(key, &format!("unknown section {other}")));
                 }
@@ -857,6 +944,38 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     out.push(v as u8);
+}
+
+/// Bytes that MessagePack stores as one `bin` value, not as an array of numbers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> core::result::Result<Bytes, E> {
+                Ok(Bytes(v.to_vec()))
+            }
+            fn visit_byte_buf<E: serde::de::Error>(
+                self,
+                v: Vec<u8>,
+            ) -> core::result::Result<Bytes, E> {
+                Ok(Bytes(v))
+            }
+        }
+        d.deserialize_bytes(Visit)
+    }
 }
 
 /// Decodes the little-endian floats of a vector.

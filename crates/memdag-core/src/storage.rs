@@ -71,6 +71,11 @@ pub struct PersistState {
     /// them.
     gone_records: BTreeMap<u64, u64>,
     gone_blobs: BTreeMap<String, u64>,
+    /// The segment holding each named document, and the tombstones of removed ones.
+    state_home: BTreeMap<String, u64>,
+    gone_state: BTreeMap<String, u64>,
+    /// The segment holding each slot's current use count, [`UNWRITTEN`] if none.
+    uses_home: Vec<u64>,
     /// Keys to delete after the next commit.
     orphans: BTreeSet<String>,
     /// Write everything as one segment next time (a v1 migration).
@@ -91,6 +96,9 @@ impl Default for PersistState {
             blob_home: BTreeMap::new(),
             gone_records: BTreeMap::new(),
             gone_blobs: BTreeMap::new(),
+            state_home: BTreeMap::new(),
+            gone_state: BTreeMap::new(),
+            uses_home: Vec::new(),
             orphans: BTreeSet::new(),
             full_rewrite: false,
             last: None,
@@ -99,11 +107,14 @@ impl Default for PersistState {
     }
 }
 
-/// What [`Store::write_live`] wrote: slots, graph nodes and blob ids.
+/// What [`Store::write_live`] wrote: slots, graph nodes, blob ids, document names and the
+/// slots of use counts.
 struct Written {
     slots: Vec<usize>,
     nodes: Vec<u32>,
     blobs: Vec<String>,
+    state: Vec<String>,
+    uses: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -209,6 +220,7 @@ impl Store {
                 p.last = None;
                 p.gone_records.clear();
                 p.gone_blobs.clear();
+                p.gone_state.clear();
                 self.dirty.restore(marks);
                 Err(e)
             }
@@ -321,6 +333,7 @@ impl Store {
     ) -> Result<()> {
         let mut slots: Vec<Slot> = Vec::new();
         let mut nodes: Vec<u32> = Vec::new();
+        let mut uses: Vec<Slot> = Vec::new();
         for mark in marks {
             match mark {
                 // A record marked and then deleted has a `Removed` mark of its own.
@@ -345,7 +358,26 @@ impl Store {
                     }
                 },
                 Touched::Node(node) => nodes.push(*node),
+                Touched::State(name) => match self.state.get(name) {
+                    Some(value) => {
+                        w.state(name, value)?;
+                        self.persist.state_home.insert(name.clone(), generation);
+                    }
+                    None => {
+                        self.persist.state_home.remove(name);
+                        if older {
+                            w.gone_state(name)?;
+                            self.persist.gone_state.insert(name.clone(), generation);
+                        }
+                    }
+                },
+                Touched::Uses(slot) => uses.push(*slot),
                 Touched::Counters => {}
+            }
+        }
+        for slot in uses {
+            if self.write_uses(w, slot as usize)? {
+                set_home(&mut self.persist.uses_home, slot as usize, generation);
             }
         }
         slots.sort_unstable();
@@ -361,6 +393,18 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// Writes the use count of a live record that has one; returns whether it wrote it.
+    fn write_uses(&self, w: &mut SegmentWriter, slot: usize) -> Result<bool> {
+        let uses = self.access.get(&(slot as Slot)).copied().unwrap_or(0);
+        match self.slot(slot as Slot) {
+            Some(r) if uses > 0 => {
+                w.uses(r.seq, uses)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// Writes a live node; returns whether it was live.
@@ -399,6 +443,12 @@ impl Store {
         for id in written.blobs {
             p.blob_home.insert(id, generation);
         }
+        for name in written.state {
+            p.state_home.insert(name, generation);
+        }
+        for slot in written.uses {
+            set_home(&mut p.uses_home, slot, generation);
+        }
         Ok(())
     }
 
@@ -426,10 +476,26 @@ impl Store {
                 blobs.push(id.clone());
             }
         }
+        let mut state = Vec::new();
+        for (name, value) in &self.state {
+            if keep(p.state_home.get(name).copied().unwrap_or(UNWRITTEN)) {
+                w.state(name, value)?;
+                state.push(name.clone());
+            }
+        }
+        let mut uses = Vec::new();
+        for &slot in self.access.keys() {
+            let slot = slot as usize;
+            if keep(home(&p.uses_home, slot)) && self.write_uses(w, slot)? {
+                uses.push(slot);
+            }
+        }
         Ok(Written {
             slots,
             nodes,
             blobs,
+            state,
+            uses,
         })
     }
 
@@ -446,6 +512,7 @@ impl Store {
         if bottom {
             p.gone_records.retain(|_, g| !run.contains(g));
             p.gone_blobs.retain(|_, g| !run.contains(g));
+            p.gone_state.retain(|_, g| !run.contains(g));
             return Ok(());
         }
         for (seq, g) in p.gone_records.iter_mut().filter(|(_, g)| run.contains(*g)) {
@@ -455,6 +522,10 @@ impl Store {
         for (id, g) in p.gone_blobs.iter_mut().filter(|(_, g)| run.contains(*g)) {
             *g = generation;
             w.gone_blob(id)?;
+        }
+        for (name, g) in p.gone_state.iter_mut().filter(|(_, g)| run.contains(*g)) {
+            *g = generation;
+            w.gone_state(name)?;
         }
         Ok(())
     }
@@ -514,8 +585,17 @@ impl Store {
             .values()
             .chain(p.gone_records.values())
             .chain(p.gone_blobs.values())
+            .chain(p.state_home.values())
+            .chain(p.gone_state.values())
         {
             *live.entry(*g).or_default() += 1;
+        }
+        for &slot in self.access.keys() {
+            if self.slot(slot).is_some() {
+                *live
+                    .entry(p.uses_home.get(slot as usize).copied().unwrap_or(0))
+                    .or_default() += 1;
+            }
         }
         live
     }
@@ -566,6 +646,26 @@ impl Store {
                 marks.push(Touched::Node(node as u32));
             }
         }
+        for (slot, home) in p.uses_home.iter_mut().enumerate() {
+            if created.contains(home) {
+                *home = UNWRITTEN;
+                marks.push(Touched::Uses(slot as Slot));
+            }
+        }
+        p.state_home.retain(|name, g| {
+            let keep = !created.contains(g);
+            if !keep {
+                marks.push(Touched::State(name.clone()));
+            }
+            keep
+        });
+        p.gone_state.retain(|name, g| {
+            let keep = !created.contains(g);
+            if !keep {
+                marks.push(Touched::State(name.clone()));
+            }
+            keep
+        });
         p.blob_home.retain(|id, g| {
             let keep = !created.contains(g);
             if !keep {
@@ -870,6 +970,62 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
                 .insert(id, core::mem::take(&mut views[vi].blobs[bi].1));
         }
     }
+    // Documents: the newest version of each name; tombstones first within a segment.
+    let mut state_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
+    let mut gone_state: BTreeMap<String, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        for name in &view.gone_state {
+            state_events.insert(name.clone(), (segment_of(vi), None));
+            gone_state.insert(name.clone(), generation_of(vi));
+        }
+    }
+    for (vi, view) in views.iter().enumerate() {
+        for (di, (name, _)) in view.state.iter().enumerate() {
+            let newer = state_events
+                .get(name)
+                .is_none_or(|(si, _)| *si <= segment_of(vi));
+            if newer {
+                state_events.insert(name.clone(), (segment_of(vi), Some((vi, di))));
+            }
+        }
+    }
+    for (name, (_, at)) in state_events {
+        if let Some((vi, di)) = at {
+            store
+                .persist
+                .state_home
+                .insert(name.clone(), generation_of(vi));
+            store
+                .state
+                .insert(name, core::mem::take(&mut views[vi].state[di].1 .0));
+        }
+    }
+    if !store.memory_config().aliases.is_empty() {
+        store.rebuild_item_index();
+    }
+    // Use counts: the newest of each live record's sequence number.
+    let mut uses: Vec<(u64, usize, u32)> = Vec::new();
+    for (vi, view) in views.iter().enumerate() {
+        uses.extend(view.uses.iter().map(|&(seq, n)| (seq, vi, n)));
+    }
+    if !uses.is_empty() {
+        // Slots follow sequence order, so a binary search finds a record by its number.
+        uses.sort_by_key(|&(seq, vi, _)| (seq, vi));
+        let mut uses_home = vec![UNWRITTEN; store.slots.len()];
+        for (i, &(seq, vi, n)) in uses.iter().enumerate() {
+            if uses.get(i + 1).is_some_and(|next| next.0 == seq) {
+                continue;
+            }
+            let found = store
+                .slots
+                .binary_search_by_key(&seq, |r| r.as_ref().map_or(u64::MAX, |r| r.seq));
+            if let Ok(slot) = found {
+                store.access.insert(slot as Slot, n);
+                uses_home[slot] = generation_of(vi);
+            }
+        }
+        store.persist.uses_home = uses_home;
+    }
     // Graph nodes: the newest stored form of each sequence number.
     let mut nodes: Vec<(u64, (u32, u8, usize))> = Vec::new();
     for (vi, view) in views.iter().enumerate() {
@@ -961,6 +1117,7 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     store.persist.node_home = node_home;
     store.persist.gone_records = gone_records;
     store.persist.gone_blobs = gone_blobs;
+    store.persist.gone_state = gone_state;
     store.persist.orphans = by_key
         .keys()
         .filter(|k| **k != HEAD_KEY && !named.contains(**k))

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::hash::Fnv;
 use crate::limits::Limits;
 use crate::record::{NewTurn, Record, DEFAULT_IMPORTANCE, MAX_ID_LEN};
+use serde::{Deserialize, Serialize};
 
 /// Dense in-memory handle of a record, stable for the life of a store instance (not persisted).
 pub type Slot = u32;
@@ -29,7 +30,9 @@ pub struct Store {
     pub(crate) slots: Vec<Option<Record>>,
     pub(crate) by_id: BTreeMap<String, Slot>,
     by_thread: BTreeMap<String, BTreeSet<Chrono>>,
+    /// Turns only: a user's long-term memory items are in `items_by_user`.
     by_user: BTreeMap<String, BTreeSet<Chrono>>,
+    pub(crate) items_by_user: BTreeMap<String, BTreeSet<Chrono>>,
     dag: Dag,
     pub(crate) next_seq: u64,
     /// What changed since the last change set (see [`crate::dirty`]).
@@ -39,7 +42,10 @@ pub struct Store {
     pub(crate) search: crate::search::SearchIndex,
     /// Text blobs by id, e.g. full tool outputs kept by reference (see [`crate::blob`]).
     pub(crate) blobs: BTreeMap<String, String>,
-    /// How often recall returned each record. In memory only: never persisted.
+    /// Named internal documents: a thread's working memory, the memory settings (see
+    /// [`crate::state`]).
+    pub(crate) state: BTreeMap<String, Vec<u8>>,
+    /// How often recall returned each record; persisted as use counts.
     #[cfg(feature = "std")]
     pub(crate) access: BTreeMap<Slot, u32>,
     /// What the storage engine knows of the stored form (see [`crate::storage`]).
@@ -47,6 +53,9 @@ pub struct Store {
     pub(crate) persist: crate::storage::PersistState,
     /// What a turn may hold (see [`crate::limits`]).
     limits: Limits,
+    /// The indexes of long-term memory items (see [`crate::memory::index`]).
+    #[cfg(feature = "std")]
+    pub(crate) items: crate::memory::index::ItemIndex,
 }
 
 impl Store {
@@ -166,6 +175,7 @@ impl Store {
             importance,
             compact: turn.compact,
             embedding: turn.embedding,
+            item: None,
         })
     }
 
@@ -203,18 +213,24 @@ impl Store {
     }
 
     /// Puts a validated record into every index. Returns its slot.
-    fn insert(&mut self, record: Record) -> Slot {
+    pub(crate) fn insert(&mut self, record: Record) -> Slot {
         let slot = self.slots.len() as Slot;
         let chrono = (record.created_at, record.seq, slot);
-        add_chrono(&mut self.by_thread, &record.thread, chrono);
-        add_chrono(&mut self.by_user, &record.user, chrono);
+        if record.is_item() {
+            add_chrono(&mut self.items_by_user, &record.user, chrono);
+            #[cfg(feature = "std")]
+            self.items.add(slot, &record);
+        } else {
+            add_chrono(&mut self.by_thread, &record.thread, chrono);
+            add_chrono(&mut self.by_user, &record.user, chrono);
+        }
         self.dag.link(&record.id, &record.parents);
         self.by_id.insert(record.id.clone(), slot);
         self.slots.push(Some(record));
         slot
     }
 
-    fn mark_dirty(&mut self, id: &str) {
+    pub(crate) fn mark_dirty(&mut self, id: &str) {
         self.dirty.mark(Touched::Record(id.into()));
     }
 
@@ -248,16 +264,28 @@ impl Store {
         self.newest(self.by_user.get(user), n)
     }
 
-    /// The ids of every record of `user`, oldest first.
+    /// The ids of every record of `user`, turns (oldest first) then long-term items (oldest
+    /// first).
     pub fn ids_of_user(&self, user: &str) -> Vec<String> {
-        self.by_user
-            .get(user)
-            .map(|set| {
+        [self.by_user.get(user), self.items_by_user.get(user)]
+            .into_iter()
+            .flatten()
+            .flat_map(|set| {
                 set.iter()
                     .filter_map(|&(_, _, slot)| self.slot(slot).map(|r| r.id.clone()))
-                    .collect()
             })
-            .unwrap_or_default()
+            .collect()
+    }
+
+    /// Every thread as a [`Group`], newest activity first (then by name).
+    pub fn thread_groups(&self) -> Vec<Group> {
+        groups([&self.by_thread])
+    }
+
+    /// Every user with turns or items as a [`Group`] (turns and items counted together),
+    /// newest activity first (then by name).
+    pub fn user_groups(&self) -> Vec<Group> {
+        groups([&self.by_user, &self.items_by_user])
     }
 
     fn newest(&self, set: Option<&BTreeSet<Chrono>>, n: usize) -> Vec<&Record> {
@@ -326,6 +354,11 @@ impl Store {
         Ok(ids.into_iter().filter_map(|i| self.get(i)).collect())
     }
 
+    /// Adds the DAG edges from `id` to `parents`, which its record already names.
+    pub(crate) fn link_parents(&mut self, id: &str, parents: &[String]) {
+        self.dag.link(id, parents);
+    }
+
     /// The ids of the direct children of `id`.
     pub fn children(&self, id: &str) -> &[String] {
         self.dag.children(id)
@@ -364,8 +397,14 @@ impl Store {
         #[cfg(feature = "std")]
         self.access.remove(&slot);
         let chrono = (record.created_at, record.seq, slot);
-        remove_chrono(&mut self.by_thread, &record.thread, &chrono);
-        remove_chrono(&mut self.by_user, &record.user, &chrono);
+        if record.is_item() {
+            remove_chrono(&mut self.items_by_user, &record.user, &chrono);
+            #[cfg(feature = "std")]
+            self.items.remove(slot, &record);
+        } else {
+            remove_chrono(&mut self.by_thread, &record.thread, &chrono);
+            remove_chrono(&mut self.by_user, &record.user, &chrono);
+        }
         self.dag.unlink(id, &record.parents);
         let children: Vec<String> = self.dag.children(id).to_vec();
         for child in &children {
@@ -464,23 +503,62 @@ impl Store {
                     reason: "duplicate record id".into(),
                 });
             }
-            // A parent existed when its child was added, so it has a smaller sequence number
-            // and is already in, in sequence order.
-            if let Some(p) = r
-                .parents
-                .iter()
-                .find(|p| !store.by_id.contains_key(p.as_str()))
-            {
+            store.insert(r);
+        }
+        // A turn's parents existed when it was added, so they come first in sequence order;
+        // an item may gain a later source when a later turn corroborates it, so parents are
+        // checked once every record is in. Slots follow the order of `records`.
+        for slot in 0..store.slots.len() {
+            if let Some(p) = store.missing_parent(slot as Slot) {
                 return Err(Error::CorruptData {
-                    key: key_of(i),
+                    key: key_of(slot),
                     reason: format!("parent {p:?} is missing"),
                 });
             }
-            store.insert(r);
         }
         store.next_seq = next_seq.max(max_seq);
         Ok(store)
     }
+}
+
+impl Store {
+    /// A parent of the record in `slot` that is not in the store, if any.
+    #[cfg(feature = "std")]
+    fn missing_parent(&self, slot: Slot) -> Option<String> {
+        let r = self.slot(slot)?;
+        r.parents
+            .iter()
+            .find(|p| !self.by_id.contains_key(p.as_str()))
+            .cloned()
+    }
+}
+
+/// One thread or user in a listing: its name, how many records it holds, and the newest
+/// `created_at` among them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Group {
+    pub name: String,
+    pub count: usize,
+    pub newest: i64,
+}
+
+fn groups<const N: usize>(indexes: [&BTreeMap<String, BTreeSet<Chrono>>; N]) -> Vec<Group> {
+    let mut by: BTreeMap<&str, Group> = BTreeMap::new();
+    for index in indexes {
+        for (name, set) in index {
+            let g = by.entry(name).or_insert_with(|| Group {
+                name: name.clone(),
+                count: 0,
+                newest: i64::MIN,
+            });
+            g.count += set.len();
+            g.newest = g.newest.max(set.last().map_or(i64::MIN, |c| c.0));
+        }
+    }
+    let mut out: Vec<Group> = by.into_values().collect();
+    out.sort_by(|a, b| b.newest.cmp(&a.newest).then_with(|| a.name.cmp(&b.name)));
+    out
 }
 
 fn add_chrono(index: &mut BTreeMap<String, BTreeSet<Chrono>>, key: &str, chrono: Chrono) {

@@ -64,6 +64,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
                         .collect(),
                 }),
                 embedding,
+                item: None,
             },
         )
 }
@@ -226,6 +227,49 @@ fn fixture_store() -> BTreeMap<String, Vec<u8>> {
         s.delete(&format!("x{i}")).unwrap();
     }
     apply(&mut kv, &mut s);
+    // Format v3: a long-term memory item with a version in its history and a log, the memory
+    // settings and a thread's working memory (documents), and a use count.
+    let mut config = s.memory_config();
+    config.conflict = memdag_core::memory::ConflictStrategy::Keep;
+    s.set_memory_config(config).unwrap();
+    let item = s
+        .add_item(memdag_core::item::NewItem {
+            id: Some("m1".into()),
+            kind: Some(memdag_core::ItemKind::Personal),
+            user: "ada".into(),
+            text: "Ada lives in Oslo".into(),
+            relation: Some("residence".into()),
+            object: Some("Oslo".into()),
+            sources: vec!["b".into()],
+            created_at: 1_700_000_000_000,
+            embedding: Some(vec![0.2, 0.2, 0.9]),
+            ..Default::default()
+        })
+        .unwrap();
+    s.update_item(
+        &item.item.id,
+        memdag_core::item::ItemUpdate {
+            text: Some("Ada lives in central Oslo".into()),
+            at: 1_700_000_100_000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    s.update_work(&memdag_core::work::WorkUpdate {
+        thread: "t".into(),
+        field: "goal".into(),
+        op: memdag_core::work::WorkOp::Set,
+        value: Some(serde_json::json!("keep the format")),
+        at: 1_700_000_200_000,
+        user: "ada".into(),
+    })
+    .unwrap();
+    s.recall(&memdag_core::recall::RecallQuery {
+        thread: "t".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    apply(&mut kv, &mut s);
     kv
 }
 
@@ -257,8 +301,31 @@ fn format_fixtures_still_load() {
         let store = load(&kv).unwrap();
         assert_eq!(store.get("b").unwrap().parents, ["a"]);
         assert_eq!(store.get("b").unwrap().input, "记忆系统 works");
-        if version >= 2 {
+        if version >= 3 {
+            assert_eq!(
+                store.len(),
+                3,
+                "the tombstones hide x0..x7; a, b and the item m1"
+            );
+            let m1 = store.item("m1").unwrap();
+            assert_eq!(m1.text, "Ada lives in central Oslo");
+            assert_eq!(m1.meta.version, 2);
+            assert_eq!(m1.meta.history[0].text, "Ada lives in Oslo");
+            assert_eq!(m1.sources, ["b"]);
+            assert!(!m1.meta.log.is_empty());
+            assert_eq!(
+                store.memory_config().conflict,
+                memdag_core::memory::ConflictStrategy::Keep
+            );
+            assert_eq!(
+                store.working_memory("t").fields["goal"].value,
+                serde_json::json!("keep the format")
+            );
+            assert_eq!(store.access_count("b"), 1, "use counts persist");
+        } else if version == 2 {
             assert_eq!(store.len(), 2, "the tombstones hide x0..x7");
+        }
+        if version >= 2 {
             let b = store.get("b").unwrap();
             assert_eq!(b.embedding.as_deref(), Some(&[0.0, 1.0, 0.5][..]));
             assert_eq!(b.compact.as_ref().unwrap().sections[0].name, "Goal");

@@ -33,6 +33,8 @@ pub struct RecallInput {
     user_limit: Option<usize>,
     match_limit: Option<usize>,
     match_user_only: Option<bool>,
+    known_limit: Option<usize>,
+    work_tokens: Option<usize>,
     ancestor_depth: Option<usize>,
     ancestor_limit: Option<usize>,
     item_tokens: Option<usize>,
@@ -57,6 +59,8 @@ impl From<RecallInput> for RecallQuery {
             user_limit: i.user_limit.unwrap_or(d.user_limit),
             match_limit: i.match_limit.unwrap_or(d.match_limit),
             match_user_only: i.match_user_only.unwrap_or(d.match_user_only),
+            known_limit: i.known_limit.unwrap_or(d.known_limit),
+            work_tokens: i.work_tokens.unwrap_or(d.work_tokens),
             ancestor_depth: i.ancestor_depth.unwrap_or(d.ancestor_depth),
             ancestor_limit: i.ancestor_limit.unwrap_or(d.ancestor_limit),
             item_tokens: i.item_tokens.unwrap_or(d.item_tokens),
@@ -84,6 +88,7 @@ struct RecallOutput<'a> {
     block: &'a str,
     tokens: usize,
     omitted: usize,
+    working: Option<&'a str>,
 }
 
 fn recall_to_js(r: &Recall) -> Result<JsValue, memdag_core::Error> {
@@ -103,6 +108,7 @@ fn recall_to_js(r: &Recall) -> Result<JsValue, memdag_core::Error> {
         block: &r.block,
         tokens: r.tokens,
         omitted: r.omitted,
+        working: r.working.as_deref(),
     };
     to_plain("recall", &out)
 }

@@ -68,6 +68,7 @@ fn filter(f: wit::SearchFilter) -> SearchFilter {
         since: f.since,
         until: f.until,
         ids: f.ids,
+        ..SearchFilter::default()
     }
 }
 
@@ -150,6 +151,7 @@ fn recall_item(i: RecallItem) -> wit::RecallItem {
     wit::RecallItem {
         id: i.id,
         section: match i.section {
+            RecallSection::Known => wit::RecallSection::Known,
             RecallSection::Thread => wit::RecallSection::Thread,
             RecallSection::User => wit::RecallSection::User,
             RecallSection::Match => wit::RecallSection::Match,

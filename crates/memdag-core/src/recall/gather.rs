@@ -34,6 +34,7 @@ pub(super) fn validate(q: &RecallQuery) -> Result<()> {
         w.importance,
         w.access,
         w.relevance,
+        w.known,
         w.thread,
         w.user,
         w.matched,
@@ -88,6 +89,13 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
             ));
         }
     }
+    let mut known_seen = 0;
+    for (i, (r, rel)) in super::known::known(store, q)?.into_iter().enumerate() {
+        if known_seen < q.known_limit.saturating_mul(2) && claimed.insert(&r.id) {
+            raw.push((RecallSection::Known, i, r, rel));
+            known_seen += 1;
+        }
+    }
     let matches = super::matches::matches(store, q)?;
     let mut taken = 0;
     for (i, (r, rel)) in matches.iter().enumerate() {
@@ -125,11 +133,21 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
         .unwrap_or_else(|| raw.iter().map(|c| c.2.created_at).max().unwrap_or(0));
     let w = &q.weights;
     let total = (w.recency + w.importance + w.access + w.relevance).max(f32::MIN_POSITIVE);
-    let cands = raw
+    let half_lives = if raw.iter().any(|c| c.2.is_item()) {
+        store.memory_config().half_life_ms
+    } else {
+        Default::default()
+    };
+    let cands: Vec<Cand<'a>> = raw
         .into_iter()
         .map(|(section, order, rec, rel)| {
             let rel = rel.max(matched.get(rec.id.as_str()).copied().unwrap_or(0.0));
-            let age = now.saturating_sub(rec.created_at).max(0) as f64;
+            // An item is as fresh as the last turn that said it.
+            let seen = rec
+                .item
+                .as_ref()
+                .map_or(rec.created_at, |m| m.last_seen.max(rec.created_at));
+            let age = now.saturating_sub(seen).max(0) as f64;
             let recency = 0.5f64.powf(age / q.half_life_ms as f64) as f32;
             let n = store
                 .slot_of(&rec.id)
@@ -141,7 +159,12 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
                 + w.importance * rec.importance
                 + w.access * access
                 + w.relevance * rel;
+            let decay = rec.item.as_ref().map_or(1.0, |m| {
+                let h = half_lives.get(&m.kind).copied();
+                crate::memory::score::decay_of(rec.importance, n as u32, seen, now, h)
+            });
             let multiplier = match section {
+                RecallSection::Known => w.known,
                 RecallSection::Thread => w.thread,
                 RecallSection::User => w.user,
                 RecallSection::Match => w.matched,
@@ -151,10 +174,19 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
                 rec,
                 section,
                 order,
-                score: multiplier * base / total,
+                score: decay * multiplier * base / total,
             }
         })
         .collect();
+    let mut cands = cands;
+    // What is known shows best first: it has no order of its own.
+    let mut known: Vec<usize> = (0..cands.len())
+        .filter(|&i| cands[i].section == RecallSection::Known)
+        .collect();
+    known.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b)));
+    for (rank, i) in known.into_iter().enumerate() {
+        cands[i].order = rank;
+    }
     Ok(cands)
 }
 

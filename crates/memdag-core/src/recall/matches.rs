@@ -6,34 +6,39 @@ use alloc::vec::Vec;
 use super::RecallQuery;
 use crate::error::Result;
 use crate::record::Record;
-use crate::search::{SearchFilter, SearchMode, SearchQuery};
+use crate::search::{Scope, SearchFilter, SearchMode, SearchQuery};
 use crate::store::Store;
 
 /// Keyword and hybrid matches with relevance in 0..=1 (score over the best score), best first;
 /// twice `match_limit` of them, so some remain after dedup against the other sections.
 /// One [`Store::search`] query: BM25 over the index, plus vectors when there is an embedding.
 pub(super) fn matches<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Record, f32)>> {
-    let mut text = q.keywords.join(" ");
-    if let Some(t) = &q.query_text {
-        if !text.is_empty() {
-            text.push(' ');
-        }
-        text.push_str(t);
-    }
-    if q.match_limit == 0 || (text.trim().is_empty() && q.embedding.is_none()) {
-        return Ok(Vec::new());
-    }
     let filter = SearchFilter {
-        user: (q.match_user_only && !q.user.is_empty()).then(|| q.user.clone()),
+        scope: Scope::Turns,
         ..SearchFilter::default()
     };
+    search(store, q, filter, q.match_limit.saturating_mul(2))
+}
+
+/// The matches of the query text among the records `filter` admits (the query's user
+/// applied), with relevance in 0..=1, best first.
+pub(super) fn search<'a>(
+    store: &'a Store,
+    q: &RecallQuery,
+    mut filter: SearchFilter,
+    k: usize,
+) -> Result<Vec<(&'a Record, f32)>> {
+    let text = q.match_text();
+    if k == 0 || (text.trim().is_empty() && q.embedding.is_none()) {
+        return Ok(Vec::new());
+    }
+    filter.user = (q.match_user_only && !q.user.is_empty()).then(|| q.user.clone());
+    filter.now = q.now;
     let query = SearchQuery {
         text: truncate_query(text),
         embedding: q.embedding.clone(),
         mode: SearchMode::Hybrid,
-        k: q.match_limit
-            .saturating_mul(2)
-            .min(crate::search::query::MAX_K),
+        k: k.min(crate::search::query::MAX_K),
         filter,
         snippets: false,
         ..SearchQuery::default()
@@ -56,6 +61,21 @@ pub(super) fn matches<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a 
         })
         .collect();
     Ok(out)
+}
+
+impl RecallQuery {
+    /// The text a recall matches: its keywords, then its query text, joined by spaces. The one
+    /// rule for every face (a face that embeds the query embeds this text).
+    pub fn match_text(&self) -> String {
+        let mut text = self.keywords.join(" ");
+        if let Some(t) = &self.query_text {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(t);
+        }
+        text
+    }
 }
 
 /// Query text within the search's byte limit, cut at a char boundary.

@@ -21,7 +21,16 @@
 //! - relevance [w_v 0.40]: the normalized search score for matches; `0.85^i` for the i-th
 //!   newest thread record, half that for the user's; `0.7^(d-1)` for an ancestor `d` edges away;
 //!   a candidate that is also a match keeps the larger value;
-//! - the section multiplier [thread 1.0, ancestor 0.9, match 0.8, user 0.6].
+//! - the section multiplier [known 1.0, thread 1.0, ancestor 0.9, match 0.8, user 0.6];
+//! - for an item, recency counts from its `lastSeen`, its relevance is its match score (0
+//!   when the query did not match it), and when the memory settings give its kind a decay
+//!   half-life the score is multiplied by its decay ([`crate::memory::score::decay`]);
+//!   expired items (past their time to live at `now`) are left out.
+//!
+//! # Working memory
+//! The thread's working memory is rendered first, under `## Working memory`, capped at
+//! [`RecallQuery::work_tokens`] and never more than half the budget; the rest of the budget
+//! goes to the sections.
 //!
 //! # Budget
 //! Items are taken by score. Each is first rendered short (its compact node if it has one,
@@ -31,15 +40,16 @@
 //! Every item starts with its record's `[id]`, so the agent can cite it as a parent.
 //!
 //! # Access counts
-//! `recall` takes `&mut self` to count accesses. The counts live in memory only: they are not
-//! persisted and start at zero after [`Store::load`]. [`Store::recall_view`] recalls without
-//! counting, through `&self`.
+//! `recall` takes `&mut self` to count accesses. The counts are persisted as use counts (the
+//! USES section of a segment, see [`crate::segment`]), so a reloaded store ranks as before.
+//! [`Store::recall_view`] recalls without counting, through `&self`.
 //!
 //! # Cost
 //! Recall never scans all records: (a) and (b) read the thread and user indexes, (d) walks at
 //! most `ancestor_limit` records, and (c) is one [`Store::search`] query.
 
 mod gather;
+mod known;
 mod matches;
 mod render;
 mod select;
@@ -90,6 +100,11 @@ pub struct RecallQuery {
     /// Only match records of `user` (default true). False lets matches come from the whole
     /// store even when `user` is named: for an admin view, never for a user's prompt.
     pub match_user_only: bool,
+    /// Long-term memory items considered for the known section (default 8).
+    pub known_limit: usize,
+    /// Token cap of the working memory at the top of the block (default 300; 0 leaves it
+    /// out).
+    pub work_tokens: usize,
     /// How many edges the ancestor walk follows (default 3) ...
     pub ancestor_depth: usize,
     /// ... and how many ancestors it returns at most (default 12).
@@ -117,6 +132,8 @@ impl Default for RecallQuery {
             user_limit: 6,
             match_limit: 8,
             match_user_only: true,
+            known_limit: 8,
+            work_tokens: 300,
             ancestor_depth: 3,
             ancestor_limit: 12,
             item_tokens: 250,
@@ -134,6 +151,8 @@ pub struct RecallWeights {
     pub importance: f32,
     pub access: f32,
     pub relevance: f32,
+    /// Multiplier of long-term memory items.
+    pub known: f32,
     /// Multiplier of thread records.
     pub thread: f32,
     /// Multiplier of the user's records from other threads.
@@ -151,6 +170,7 @@ impl Default for RecallWeights {
             importance: 0.15,
             access: 0.10,
             relevance: 0.40,
+            known: 1.0,
             thread: 1.0,
             user: 0.6,
             matched: 0.8,
@@ -163,6 +183,8 @@ impl Default for RecallWeights {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RecallSection {
+    /// (k) Long-term memory items: what is known about the user and the task.
+    Known,
     /// (a) The newest records of the thread.
     Thread,
     /// (b) The user's records from other threads.
@@ -175,9 +197,10 @@ pub enum RecallSection {
 }
 
 impl RecallSection {
-    /// The section's name: `thread`, `user`, `match` or `ancestor`.
+    /// The section's name: `known`, `thread`, `user`, `match` or `ancestor`.
     pub fn name(self) -> &'static str {
         match self {
+            RecallSection::Known => "known",
             RecallSection::Thread => "thread",
             RecallSection::User => "user",
             RecallSection::Match => "match",
@@ -212,6 +235,9 @@ pub struct Recall {
     pub tokens: usize,
     /// Candidates left out for lack of budget.
     pub omitted: usize,
+    /// The working memory as the block shows it, if the thread has any and it fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working: Option<String>,
 }
 
 impl Store {
@@ -223,6 +249,7 @@ impl Store {
         for item in &recall.items {
             if let Some(slot) = self.slot_of(&item.id) {
                 *self.access.entry(slot).or_default() += 1;
+                self.dirty.mark(crate::dirty::Touched::Uses(slot));
             }
         }
         Ok(recall)
@@ -232,10 +259,24 @@ impl Store {
     pub fn recall_view(&self, q: &RecallQuery) -> Result<Recall> {
         gather::validate(q)?;
         let cands = gather::candidates(self, q)?;
-        Ok(select::select(q, cands))
+        let work = self.working_text(q);
+        Ok(select::select(q, cands, work.as_deref()))
     }
 
-    /// How often recall has returned record `id` since this store was created or loaded.
+    /// The working memory of the query's thread, rendered, if it has any (and the query
+    /// wants it) and its user may see it.
+    fn working_text(&self, q: &RecallQuery) -> Option<String> {
+        if q.thread.is_empty() || q.work_tokens == 0 {
+            return None;
+        }
+        let wm = self.working_memory(&q.thread);
+        let hidden =
+            !q.user.is_empty() && q.match_user_only && !wm.user.is_empty() && wm.user != q.user;
+        let text = wm.render();
+        (!text.is_empty() && !hidden).then_some(text)
+    }
+
+    /// How often recall has returned record `id`.
     pub fn access_count(&self, id: &str) -> u32 {
         self.slot_of(id)
             .and_then(|s| self.access.get(&s).copied())

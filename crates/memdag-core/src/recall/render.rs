@@ -39,11 +39,27 @@ pub(super) fn header(q: &RecallQuery) -> String {
 /// The heading line of a section.
 pub(super) fn section_header(section: RecallSection) -> &'static str {
     match section {
+        RecallSection::Known => "## Known about this user and task",
         RecallSection::Thread => "## This thread, newest first",
         RecallSection::User => "## Same user, other threads",
         RecallSection::Match => "## Matches",
         RecallSection::Ancestor => "## Earlier records these build on, nearest first",
     }
+}
+
+/// The working memory section: its heading and `text`, within `cap` tokens.
+pub(super) fn working(c: &TokenCounter, text: &str, cap: usize) -> String {
+    let heading = "## Working memory";
+    let room = cap.saturating_sub(c.count(heading) + 1);
+    if room < 4 {
+        return String::new();
+    }
+    let body = c.truncate(text, room);
+    if body.is_empty() {
+        return String::new();
+    }
+    let ellipsis = if body.len() < text.len() { "…" } else { "" };
+    format!("{heading}\n{body}{ellipsis}")
 }
 
 /// The short form and its tokens: compact node if present, else input and output; at most
@@ -69,6 +85,26 @@ fn render(
 ) -> (String, usize) {
     let c = &TokenCounter::estimator(exact.encoding());
     let mut out = String::with_capacity(256);
+    if let Some(m) = &r.item {
+        // An item: its kind, what it is about, and its text.
+        let _ = write!(
+            out,
+            "[{}] {} {}",
+            r.id,
+            m.kind.name(),
+            date(m.updated_at.max(r.created_at))
+        );
+        if let Some(t) = m.task.as_deref().or(m.tool.as_deref()) {
+            let _ = write!(out, " · {t}");
+        }
+        if r.user != q.user && !r.user.is_empty() {
+            let _ = write!(out, " · user {}", r.user);
+        }
+        let room = cap.saturating_sub(c.count(&out));
+        line(&mut out, "", &one_line(c, &r.input, room));
+        let tokens = exact.count(&out);
+        return (out, tokens);
+    }
     let _ = write!(out, "[{}] {}", r.id, date(r.created_at));
     if r.thread != q.thread {
         let _ = write!(out, " · thread {}", r.thread);

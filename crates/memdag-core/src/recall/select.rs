@@ -36,15 +36,35 @@ struct Taken {
     raw: bool,
 }
 
-/// Picks and renders the candidates that fit `q.budget_tokens`.
-pub(super) fn select(q: &RecallQuery, mut cands: Vec<Cand<'_>>) -> Recall {
+/// Picks and renders the candidates that fit `q.budget_tokens`, after the working memory
+/// `work`, if any (capped at `q.work_tokens` and half the budget).
+pub(super) fn select(q: &RecallQuery, mut cands: Vec<Cand<'_>>, work: Option<&str>) -> Recall {
     let exact = TokenCounter::new(q.encoding);
     let est = TokenCounter::estimator(q.encoding);
-    let header = render::header(q);
-    if cands.is_empty() || exact.count(&header) >= q.budget_tokens {
+    let mut header = render::header(q);
+    let mut working = None;
+    if let Some(text) = work {
+        let room = q.work_tokens.min(q.budget_tokens / 2);
+        let section = render::working(&exact, text, room.saturating_sub(exact.count(&header) / 4));
+        let with = std::format!("{header}\n{section}");
+        if exact.count(&with) < q.budget_tokens && !section.is_empty() {
+            working = Some(section);
+            header = with;
+        }
+    }
+    if (cands.is_empty() && working.is_none()) || exact.count(&header) >= q.budget_tokens {
         let omitted = cands.len();
         return Recall {
             omitted,
+            ..Recall::default()
+        };
+    }
+    if cands.is_empty() {
+        let tokens = exact.count(&header);
+        return Recall {
+            block: header,
+            tokens,
+            working,
             ..Recall::default()
         };
     }
@@ -83,7 +103,15 @@ pub(super) fn select(q: &RecallQuery, mut cands: Vec<Cand<'_>>) -> Recall {
         taken.pop();
         (block, tokens) = assemble(&exact, &header, &cands, &taken);
     }
-    finish(&exact, &cands, taken, block, tokens)
+    if taken.is_empty() && working.is_some() {
+        block.clone_from(&header);
+        tokens = exact.count(&block);
+    }
+    let mut recall = finish(&exact, &cands, taken, block, tokens);
+    if recall.tokens > 0 {
+        recall.working = working;
+    }
+    recall
 }
 
 /// Lays out the block within `budget` tokens of `c` (the estimator); see the module docs.
@@ -98,7 +126,7 @@ fn plan(
     let Some(mut remaining) = budget.checked_sub(c.count(header) + 1) else {
         return taken;
     };
-    let mut opened = [false; 4];
+    let mut opened = [false; 5];
     for (i, cand) in cands.iter().enumerate() {
         let section_cost = if opened[index(cand.section)] {
             0
@@ -164,6 +192,7 @@ fn index(s: RecallSection) -> usize {
         RecallSection::User => 1,
         RecallSection::Match => 2,
         RecallSection::Ancestor => 3,
+        RecallSection::Known => 4,
     }
 }
 
@@ -235,5 +264,6 @@ fn finish(
         block,
         tokens,
         omitted,
+        working: None,
     }
 }

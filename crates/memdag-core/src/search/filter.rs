@@ -2,7 +2,8 @@
 
 use std::collections::BTreeSet;
 
-use super::query::SearchFilter;
+use super::query::{Scope, SearchFilter};
+use crate::item::{ItemMeta, ItemStatus};
 use crate::store::{Slot, Store};
 
 /// A filter ready to test slots of one store.
@@ -12,6 +13,8 @@ pub struct Compiled<'a> {
     filter: &'a SearchFilter,
     ids: Option<BTreeSet<Slot>>,
     active: bool,
+    /// The store holds items, whose status and expiry every hit must pass.
+    items: bool,
 }
 
 impl<'a> Compiled<'a> {
@@ -26,6 +29,7 @@ impl<'a> Compiled<'a> {
             filter,
             ids,
             active: filter.is_active(),
+            items: !store.items_by_user.is_empty(),
         }
     }
 
@@ -44,15 +48,43 @@ impl<'a> Compiled<'a> {
         let Some(r) = self.store.slot(slot) else {
             return false;
         };
-        if !self.active {
+        if !self.active && !self.items {
             return true;
         }
         let f = self.filter;
-        f.thread.as_ref().is_none_or(|t| *t == r.thread)
+        let kind_ok = match &r.item {
+            Some(m) => {
+                f.scope != Scope::Turns
+                    && (f.kinds.is_empty() || f.kinds.contains(&m.kind))
+                    && self.status_ok(m)
+            }
+            None => f.scope != Scope::Items && f.kinds.is_empty(),
+        };
+        if !self.active {
+            return kind_ok;
+        }
+        kind_ok
+            && f.thread.as_ref().is_none_or(|t| *t == r.thread)
             && f.user.as_ref().is_none_or(|u| r.visible_to(u))
             && f.since.is_none_or(|s| r.created_at >= s)
             && f.until.is_none_or(|u| r.created_at < u)
             && f.tags.iter().all(|t| r.tags.contains(t))
             && self.ids.as_ref().is_none_or(|ids| ids.contains(&slot))
+    }
+
+    /// Whether an item's status passes: active (and not past its time to live at `now`)
+    /// unless the filter names statuses.
+    fn status_ok(&self, m: &ItemMeta) -> bool {
+        let expired = crate::memory::crud::is_expired(m, self.filter.now);
+        let status = if expired {
+            ItemStatus::Expired
+        } else {
+            m.status
+        };
+        if self.filter.statuses.is_empty() {
+            status == ItemStatus::Active
+        } else {
+            self.filter.statuses.contains(&status)
+        }
     }
 }

@@ -111,6 +111,7 @@ mod tests {
             importance: 0.5,
             compact: None,
             embedding: None,
+            item: None,
         };
         assert_eq!(derived_keys(&r), "ada");
         r.created_at = 1_683_554_160_000;

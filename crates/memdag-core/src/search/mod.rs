@@ -48,7 +48,9 @@ use std::vec::Vec;
 
 pub use bm25::{Bm25Params, FieldWeights};
 pub use embed::{embed as builtin_embed, BUILTIN_DIMENSION};
-pub use query::{Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery};
+pub use query::{
+    Fusion, GrepMatch, GrepQuery, Scope, SearchFilter, SearchHit, SearchMode, SearchQuery,
+};
 
 use crate::error::Result;
 use crate::record::Record;
@@ -108,7 +110,10 @@ impl SearchIndex {
 
     /// Indexes what is neither text nor vector: the thread order and the dedup key.
     pub(crate) fn add_meta(&mut self, slot: Slot, record: &Record) {
-        self.threads.add(slot, record);
+        // Items belong to no thread, so they neither lend nor borrow thread context.
+        if !record.is_item() {
+            self.threads.add(slot, record);
+        }
         if self.content.len() <= slot as usize {
             self.content.resize(slot as usize + 1, 0);
         }
@@ -154,6 +159,8 @@ fn content_hash(r: &Record) -> u64 {
         return 0;
     }
     let mut h = crate::hash::Fnv::new();
+    // An item never shadows a turn that says the same words, nor a turn an item.
+    h.write_u8(u8::from(r.is_item()));
     h.write(r.input.as_bytes());
     h.write_u8(0xff);
     h.write(r.output.as_bytes());

@@ -9,6 +9,18 @@ use std::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use super::bm25::Bm25Params;
+use crate::item::{ItemKind, ItemStatus};
+
+/// Which records a search or grep looks at: turns, long-term memory items, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Turns and items (the default).
+    #[default]
+    All,
+    Turns,
+    Items,
+}
 
 /// Largest `k` a query may ask for.
 pub const MAX_K: usize = 1000;
@@ -58,6 +70,14 @@ pub struct SearchFilter {
     pub until: Option<i64>,
     /// Only records among these ids. Unknown ids are ignored.
     pub ids: Option<Vec<String>>,
+    /// Turns, items or both (default both).
+    pub scope: Scope,
+    /// Only items of these kinds (so no turns); empty: no kind filter.
+    pub kinds: Vec<ItemKind>,
+    /// Items of these statuses; empty: active items only. Turns have no status.
+    pub statuses: Vec<ItemStatus>,
+    /// The caller's clock (ms): items whose time to live ran out by then are left out.
+    pub now: Option<i64>,
 }
 
 impl SearchFilter {
@@ -69,6 +89,8 @@ impl SearchFilter {
             || self.since.is_some()
             || self.until.is_some()
             || self.ids.is_some()
+            || self.scope != Scope::All
+            || !self.kinds.is_empty()
     }
 }
 
@@ -150,6 +172,9 @@ pub struct SearchHit {
     pub vector: Option<f32>,
     /// A short excerpt with the matched terms marked «like this».
     pub snippet: String,
+    /// The kind of a long-term memory item; absent for a turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ItemKind>,
 }
 
 /// A regular-expression search over raw logs.

@@ -196,6 +196,7 @@ impl Store {
                 continue;
             };
             hits.push(SearchHit {
+                kind: r.item.as_ref().map(|m| m.kind),
                 id: r.id.clone(),
                 score: s.score,
                 bm25: c.bm25,

@@ -131,6 +131,7 @@ mod tests {
             importance: 0.5,
             compact: None,
             embedding: None,
+            item: None,
         }
     }
 

@@ -132,7 +132,8 @@ impl VectorIndex {
     }
 
     /// The `k` most similar slots passing `keep`, as (slot, cosine similarity), best first.
-    /// `filtered` says whether `keep` rejects anything (it picks the strategy).
+    /// `filtered` says whether `keep` may reject many (it picks the strategy: an exact scan of
+    /// what passes when that is little, else a filtered graph walk).
     pub fn search(
         &self,
         q: &[f32],
@@ -160,7 +161,9 @@ impl VectorIndex {
                 }
             }
         } else {
-            self.hnsw.search(q, k, ef.max(k), &|_| true)
+            // Nearly everything passes (dead slots, inactive items aside): filter in the walk.
+            let keep_node = |n: u32| keep(self.node_slot[n as usize]);
+            self.hnsw.search(q, k, ef.max(k), &keep_node)
         };
         found
             .into_iter()

@@ -1,0 +1,283 @@
+//! Learning items from turns: by the rules, or through the host LLM.
+//!
+//! [`Store::extract`] runs the rule-based extractor ([`super::rules`]) over the turns an
+//! [`ExtractQuery`] names and learns what it proposes, turn by turn in time order, through
+//! dedup and conflicts ([`super::learn`]). [`Store::extract_with`] does the same with an LLM:
+//! one prompt per kind ([`super::llm`]); every answer is parsed before anything is written, so
+//! a malformed answer is an [`Error::Host`] and the store is as it was; then each proposal
+//! that has candidates is judged by the LLM too. A face whose LLM is asynchronous drives the
+//! same steps itself: [`Store::extraction_prompts`], [`Store::parse_extraction`],
+//! [`Store::item_candidates`] with [`super::llm::judge_prompt`], then [`Store::learn`].
+
+use std::collections::BTreeSet;
+use std::string::String;
+use std::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::learn::{Judged, Learned};
+use super::llm;
+use super::rules::{self, Extracted};
+use crate::error::{Error, Result};
+use crate::item::{ItemKind, ItemStatus, NewItem};
+use crate::record::Record;
+use crate::store::{Slot, Store};
+
+/// Which turns to learn from: the given ids, or every turn of a thread (and/or user).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ExtractQuery {
+    pub ids: Vec<String>,
+    pub thread: Option<String>,
+    pub user: Option<String>,
+    /// Kinds to learn; empty: personal, procedural and tool.
+    pub kinds: Vec<ItemKind>,
+}
+
+/// What a learning pass did.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtractReport {
+    /// Turns read.
+    pub turns: usize,
+    /// One entry per proposal learned: added, corroborated, superseded, ...
+    pub learned: Vec<Learned>,
+    /// Items ended by a retraction ("I don't mind cilantro anymore").
+    pub retracted: Vec<String>,
+}
+
+/// One prompt of an LLM extraction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtractionPrompt {
+    pub kind: ItemKind,
+    pub prompt: String,
+}
+
+impl ExtractQuery {
+    fn kinds(&self) -> Vec<ItemKind> {
+        if self.kinds.is_empty() {
+            std::vec![ItemKind::Personal, ItemKind::Procedural, ItemKind::Tool]
+        } else {
+            self.kinds.clone()
+        }
+    }
+}
+
+impl Store {
+    /// The turns a query names, oldest first. [`Error::NotFound`] for an unknown id or an id
+    /// that is not a turn; [`Error::InvalidInput`] when it names nothing.
+    fn extract_turns(&self, q: &ExtractQuery) -> Result<Vec<&Record>> {
+        let mut turns: Vec<&Record> = Vec::new();
+        for id in &q.ids {
+            let r = self
+                .get(id)
+                .filter(|r| !r.is_item())
+                .ok_or_else(|| Error::NotFound { id: id.clone() })?;
+            turns.push(r);
+        }
+        if let Some(thread) = &q.thread {
+            turns.extend(
+                self.recent(thread, usize::MAX)
+                    .into_iter()
+                    .filter(|r| q.user.as_ref().is_none_or(|u| r.user == *u)),
+            );
+        } else if let Some(user) = &q.user {
+            if q.ids.is_empty() {
+                turns.extend(self.by_user(user, usize::MAX));
+            }
+        }
+        if q.ids.is_empty() && q.thread.is_none() && q.user.is_none() {
+            return Err(Error::invalid("extract needs ids, a thread or a user"));
+        }
+        let mut seen = BTreeSet::new();
+        turns.retain(|r| seen.insert(r.seq));
+        turns.sort_by_key(|r| (r.created_at, r.seq));
+        Ok(turns)
+    }
+
+    /// What the rules propose for the turns a query names, without learning it.
+    pub fn propose(&self, q: &ExtractQuery) -> Result<Vec<NewItem>> {
+        let kinds = q.kinds();
+        let mut out = Vec::new();
+        for t in self.extract_turns(q)? {
+            for e in rules::extract(t) {
+                if kinds.contains(&e.kind) && !e.retract {
+                    out.push(proposal(t, e));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Learns items from turns by the rules (see the module docs). Errors as
+    /// [`Store::add_item`]; every proposal is checked before the first is written.
+    pub fn extract(&mut self, q: &ExtractQuery) -> Result<ExtractReport> {
+        let kinds = q.kinds();
+        let mut steps: Vec<(String, Extracted, NewItem)> = Vec::new();
+        let turns = self.extract_turns(q)?;
+        let count = turns.len();
+        for t in turns {
+            for e in rules::extract(t) {
+                if kinds.contains(&e.kind) {
+                    let p = proposal(t, e.clone());
+                    steps.push((t.id.clone(), e, p));
+                }
+            }
+        }
+        for (_, _, p) in &steps {
+            self.limits().check_item(p)?;
+        }
+        let mut report = ExtractReport {
+            turns: count,
+            ..ExtractReport::default()
+        };
+        for (turn, e, p) in steps {
+            if e.retract {
+                report.retracted.extend(self.retract(&p, &turn)?);
+            } else {
+                report.learned.push(self.add_item(p)?);
+            }
+        }
+        Ok(report)
+    }
+
+    /// Ends the active items a retraction names: the user's items of the same relation (or
+    /// an equivalent one, so "I don't mind cilantro anymore" ends an allergy too) and object.
+    fn retract(&mut self, p: &NewItem, turn: &str) -> Result<Vec<String>> {
+        let (Some(object), Some(relation)) = (&p.object, &p.relation) else {
+            return Ok(Vec::new());
+        };
+        let config = self.memory_config();
+        let object = self.items.canonical(object);
+        let subject = p
+            .subject
+            .as_deref()
+            .map(|s| self.items.canonical(s))
+            .unwrap_or_default();
+        let slots: Vec<Slot> = self
+            .items
+            .with_object(&p.user, &subject, &object)
+            .into_iter()
+            .filter(|&s| {
+                self.slot(s).and_then(|r| r.item.as_ref()).is_some_and(|m| {
+                    m.status == ItemStatus::Active
+                        && m.relation
+                            .as_deref()
+                            .is_some_and(|r| r == relation || config.are_equivalent(r, relation))
+                })
+            })
+            .collect();
+        let mut ended = Vec::new();
+        for s in slots {
+            let reason = std::format!("retracted in turn {turn}");
+            self.set_status(
+                s,
+                ItemStatus::Superseded,
+                p.created_at,
+                None,
+                "rule",
+                &reason,
+            )?;
+            ended.extend(self.slot(s).map(|r| r.id.clone()));
+        }
+        Ok(ended)
+    }
+
+    /// The prompts of an LLM extraction over the turns a query names: one per kind.
+    pub fn extraction_prompts(&self, q: &ExtractQuery) -> Result<Vec<ExtractionPrompt>> {
+        let turns = self.extract_turns(q)?;
+        Ok(q.kinds()
+            .into_iter()
+            .map(|kind| ExtractionPrompt {
+                kind,
+                prompt: llm::extraction_prompt(kind, &turns),
+            })
+            .collect())
+    }
+
+    /// Parses the LLM's answer to the prompt of `kind` into proposals; see
+    /// [`super::llm::parse_extraction`].
+    pub fn parse_extraction(
+        &self,
+        q: &ExtractQuery,
+        kind: ItemKind,
+        answer: &str,
+    ) -> Result<Vec<NewItem>> {
+        let turns = self.extract_turns(q)?;
+        llm::parse_extraction(kind, answer, &turns)
+    }
+
+    /// Learns proposals (an LLM's, parsed) with the judgements given for some of their
+    /// candidates: `judged[i]` are those of `proposals[i]` (missing: judged by the rules).
+    /// Every proposal is checked before the first is written.
+    pub fn learn(
+        &mut self,
+        proposals: Vec<NewItem>,
+        judged: &[Vec<Judged>],
+    ) -> Result<ExtractReport> {
+        for p in &proposals {
+            if p.kind.is_none() {
+                return Err(Error::invalid("a proposal needs a kind"));
+            }
+            self.limits().check_item(p)?;
+            if let Some(s) = p.sources.iter().find(|s| self.slot_of(s).is_none()) {
+                return Err(Error::UnknownParents {
+                    ids: std::vec![s.clone()],
+                });
+            }
+        }
+        let turns: BTreeSet<&String> = proposals.iter().flat_map(|p| &p.sources).collect();
+        let mut report = ExtractReport {
+            turns: turns.len(),
+            ..ExtractReport::default()
+        };
+        for (i, p) in proposals.into_iter().enumerate() {
+            let j = judged.get(i).map(Vec::as_slice).unwrap_or(&[]);
+            report.learned.push(self.add_item_judged(p, j)?);
+        }
+        Ok(report)
+    }
+
+    /// Learns items from turns through a synchronous LLM (`llm(prompt) -> answer`): every
+    /// extraction answer is parsed before anything is written; then each proposal's
+    /// candidates are judged by the LLM.
+    pub fn extract_with(
+        &mut self,
+        q: &ExtractQuery,
+        llm: &mut dyn FnMut(&str) -> Result<String>,
+    ) -> Result<ExtractReport> {
+        let mut proposals = Vec::new();
+        for p in self.extraction_prompts(q)? {
+            let answer = llm(&p.prompt)?;
+            proposals.extend(self.parse_extraction(q, p.kind, &answer)?);
+        }
+        let mut judged: Vec<Vec<Judged>> = Vec::with_capacity(proposals.len());
+        for p in &proposals {
+            let mut mine = Vec::new();
+            for cand in self.item_candidates(p)? {
+                let answer = llm(&llm::judge_prompt(p, &cand))?;
+                mine.push(llm::parse_judgement(&cand.id, &answer)?);
+            }
+            judged.push(mine);
+        }
+        self.learn(proposals, &judged)
+    }
+}
+
+/// A rule extraction as a proposal from turn `t`.
+fn proposal(t: &Record, e: Extracted) -> NewItem {
+    NewItem {
+        kind: Some(e.kind),
+        user: t.user.clone(),
+        text: e.text,
+        subject: e.subject,
+        relation: e.relation,
+        object: e.object,
+        task: e.task,
+        tool: e.tool,
+        created_at: t.created_at,
+        sources: std::vec![t.id.clone()],
+        ..NewItem::default()
+    }
+}

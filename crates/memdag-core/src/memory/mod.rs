@@ -1,0 +1,36 @@
+//! Long-term memory: adding, versioning, deduplicating and superseding items, and learning
+//! them from turns.
+//!
+//! The item types are in [`crate::item`]; this module holds the rules:
+//! - [`config`]: the settings ([`MemoryConfig`]): dedup thresholds, the conflict strategy,
+//!   single-valued relations, time to live and half-life per kind. Persisted with the store.
+//! - [`crud`]: add, get, update (a new version), soft delete, history, list and the
+//!   resolution log.
+//! - [`learn`]: what happens to a new item: a near-duplicate of an active item corroborates it
+//!   (one more corroboration and source, no new item); a contradiction of one supersedes it,
+//!   flags both, or is merged, by strategy; anything else is added.
+//! - [`index`]: the in-memory indexes of items by (user, subject, relation) and by entity,
+//!   rebuilt on load, so the checks of an add never scan a user's items.
+//! - [`normalize`]: entity and text normalisation (NFKC, case, whitespace, host aliases).
+//! - [`extract`]: learning from turns, by the rules or through the host LLM.
+//! - [`rules`]: the rule-based extractor, so memdag learns with zero configuration.
+//! - [`llm`]: the structured prompts per kind and the strict parser of the host LLM's answer.
+//! - [`score`]: the recall score of an item (recency, importance, use and relevance).
+//!
+//! Every mutation validates first and changes nothing on an error; the core never reads a
+//! clock, so every change takes its time from the caller (faces default it to the host clock).
+
+pub mod config;
+pub mod crud;
+pub mod extract;
+pub mod index;
+pub mod learn;
+pub mod llm;
+pub mod normalize;
+pub mod rules;
+pub mod score;
+
+pub use config::{ConflictStrategy, MemoryConfig};
+pub use crud::{HistoryEntry, ItemOrder, ItemQuery, LoggedResolution, ResolutionQuery};
+pub use extract::{ExtractQuery, ExtractReport, ExtractionPrompt};
+pub use learn::{Judged, Learned, Outcome, Proposal, Verdict};

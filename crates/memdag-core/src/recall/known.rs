@@ -1,0 +1,78 @@
+//! Section (k) of a recall: what is known about the user and the task, from long-term memory.
+//!
+//! The user's active personal items (their own and those tagged `shared`), best first by
+//! importance, use and freshness, at most twice [`RecallQuery::known_limit`]; then the
+//! procedural, tool and fact items (and any personal ones) that match the query text, with
+//! their relevance. Expired items (at the query's `now`) are left out; so are items of other
+//! users.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use super::matches::search;
+use super::RecallQuery;
+use crate::error::Result;
+use crate::item::{ItemKind, ItemStatus};
+use crate::memory::crud::is_expired;
+use crate::record::Record;
+use crate::search::{Scope, SearchFilter};
+use crate::store::Store;
+
+/// The candidates of the known section with their relevance, in a stable order.
+pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Record, f32)>> {
+    if q.known_limit == 0 || store.items_by_user.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut relevance: BTreeMap<&'a str, (&'a Record, f32)> = BTreeMap::new();
+    let filter = SearchFilter {
+        scope: Scope::Items,
+        ..SearchFilter::default()
+    };
+    for (r, rel) in search(store, q, filter, q.known_limit.saturating_mul(2))? {
+        relevance.insert(&r.id, (r, rel));
+    }
+    let mut personal: Vec<&'a Record> = Vec::new();
+    if !q.user.is_empty() {
+        for slot in store.item_slots(Some(&q.user)) {
+            let Some(r) = store.slot(slot) else { continue };
+            let Some(m) = &r.item else { continue };
+            if m.kind == ItemKind::Personal
+                && m.status == ItemStatus::Active
+                && !is_expired(m, q.now)
+                && r.visible_to(&q.user)
+            {
+                personal.push(r);
+            }
+        }
+        let worth = |r: &Record| {
+            let uses = store
+                .slot_of(&r.id)
+                .and_then(|s| store.access.get(&s))
+                .copied()
+                .unwrap_or(0);
+            let seen = r
+                .item
+                .as_ref()
+                .map_or(r.created_at, |m| m.last_seen.max(r.created_at));
+            (r.importance, uses, seen)
+        };
+        personal.sort_by(|a, b| {
+            let (ia, ua, sa) = worth(a);
+            let (ib, ub, sb) = worth(b);
+            ib.total_cmp(&ia).then(ub.cmp(&ua)).then(sb.cmp(&sa))
+        });
+        personal.truncate(q.known_limit.saturating_mul(2));
+    }
+    let mut out: Vec<(&'a Record, f32)> = Vec::new();
+    for r in personal {
+        let rel = relevance.remove(r.id.as_str()).map_or(0.0, |(_, rel)| rel);
+        out.push((r, rel));
+    }
+    let mut matched: Vec<(&'a Record, f32)> = relevance
+        .into_values()
+        .filter(|(r, _)| q.user.is_empty() || r.visible_to(&q.user))
+        .collect();
+    matched.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.seq.cmp(&b.0.seq)));
+    out.extend(matched);
+    Ok(out)
+}
