@@ -244,7 +244,9 @@ pub fn add_latency(turns: usize, items: usize, adds: usize, clock: &dyn Fn() -> 
             words[(i / 16) % 16]
         ),
         relation: i.is_multiple_of(2).then(|| "likes".into()),
-        object: i.is_multiple_of(2).then(|| format!("{} {i}", words[i % 16])),
+        object: i
+            .is_multiple_of(2)
+            .then(|| format!("{} {i}", words[i % 16])),
         created_at: 1_800_000_000_000 + i as i64,
         ..NewItem::default()
     };

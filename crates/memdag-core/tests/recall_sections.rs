@@ -1,5 +1,7 @@
 //! Recall: the four sections, dedup, ids, ancestors nearest first, compact vs raw, access counts.
 
+mod common;
+
 use memdag_core::recall::{RecallQuery, RecallSection};
 use memdag_core::{CompactNode, NewTurn, Section, Step, Store};
 
@@ -200,7 +202,7 @@ fn compact_nodes_first_raw_logs_only_when_the_budget_allows() {
 }
 
 #[test]
-fn recall_counts_accesses_in_memory_only() {
+fn recall_counts_accesses_and_the_counts_persist() {
     let mut s = sample();
     let q = query("web", "ada");
     s.recall(&q).unwrap();
@@ -209,9 +211,25 @@ fn recall_counts_accesses_in_memory_only() {
     s.recall_view(&q).unwrap();
     assert_eq!(s.access_count("w2"), 2, "recall_view does not count");
     assert_eq!(s.access_count("x1"), 0);
-    s.take_changes().unwrap();
+    let mut kv = std::collections::BTreeMap::new();
+    common::apply(&mut kv, &mut s);
     s.recall(&q).unwrap();
-    assert!(!s.has_changes(), "access counts are not persisted");
+    assert!(s.has_changes(), "a recall changes the stored use counts");
+    let changes = s.take_changes().unwrap();
+    assert!(
+        changes.len() <= 3,
+        "a use count costs one small segment: {}",
+        changes.len()
+    );
+    for c in changes {
+        match c.value {
+            Some(v) => kv.insert(c.key, v),
+            None => kv.remove(&c.key),
+        };
+    }
+    let reloaded = common::reload(&kv).unwrap();
+    assert_eq!(reloaded.access_count("w2"), 3);
+    assert_eq!(reloaded.access_count("x1"), 0);
 }
 
 #[test]
