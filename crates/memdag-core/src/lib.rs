@@ -44,6 +44,8 @@ pub mod segment;
 #[cfg(feature = "std")]
 pub mod storage;
 #[cfg(feature = "std")]
+pub mod time;
+#[cfg(feature = "std")]
 pub mod tokens;
 
 pub use dag::{Dag, Direction};
