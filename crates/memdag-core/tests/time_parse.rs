@@ -1,4 +1,4 @@
-//! Time expressions in queries resolved against a fixed now:
+//! Time expressions in queries, English and Chinese, resolved against a fixed now:
 //! Thursday 2024-03-14T15:00:00Z, in UTC unless a table says otherwise.
 //!
 //! Each table line is `query | matched | since | until | grain`, with `since` and `until` as
@@ -196,12 +196,103 @@ In 1999 | 1999 | 1999-01-01 | 2000-01-01 | year
 the year 2022 | the year 2022 | 2022-01-01 | 2023-01-01 | year
 ";
 
+/// Relative days, weeks, months and years.
+const CHINESE_RELATIVE: &str = "
+今天做了什么 | 今天 | 2024-03-14 | 2024-03-15 | day
+今日 | 今日 | 2024-03-14 | 2024-03-15 | day
+今晚的计划 | 今晚 | 2024-03-14T18:00 | 2024-03-15 | span
+今早 | 今早 | 2024-03-14 | 2024-03-14T12:00 | span
+昨天 | 昨天 | 2024-03-13 | 2024-03-14 | day
+昨日 | 昨日 | 2024-03-13 | 2024-03-14 | day
+昨晚 | 昨晚 | 2024-03-13T18:00 | 2024-03-14 | span
+昨天下午 | 昨天下午 | 2024-03-13T12:00 | 2024-03-13T18:00 | span
+前天 | 前天 | 2024-03-12 | 2024-03-13 | day
+大前天 | 大前天 | 2024-03-11 | 2024-03-12 | day
+明天 | 明天 | 2024-03-15 | 2024-03-16 | day
+上周 | 上周 | 2024-03-04 | 2024-03-11 | week
+上星期 | 上星期 | 2024-03-04 | 2024-03-11 | week
+上个星期 | 上个星期 | 2024-03-04 | 2024-03-11 | week
+上礼拜 | 上礼拜 | 2024-03-04 | 2024-03-11 | week
+本周 | 本周 | 2024-03-11 | 2024-03-18 | week
+这周 | 这周 | 2024-03-11 | 2024-03-18 | week
+这个星期 | 这个星期 | 2024-03-11 | 2024-03-18 | week
+下周 | 下周 | 2024-03-18 | 2024-03-25 | week
+上上周 | 上上周 | 2024-02-26 | 2024-03-04 | week
+上个月 | 上个月 | 2024-02-01 | 2024-03-01 | month
+上月 | 上月 | 2024-02-01 | 2024-03-01 | month
+本月 | 本月 | 2024-03-01 | 2024-04-01 | month
+这个月 | 这个月 | 2024-03-01 | 2024-04-01 | month
+下个月 | 下个月 | 2024-04-01 | 2024-05-01 | month
+上个月5号 | 上个月5号 | 2024-02-05 | 2024-02-06 | day
+去年 | 去年 | 2023-01-01 | 2024-01-01 | year
+今年 | 今年 | 2024-01-01 | 2025-01-01 | year
+前年 | 前年 | 2022-01-01 | 2023-01-01 | year
+明年 | 明年 | 2025-01-01 | 2026-01-01 | year
+2022年 | 2022年 | 2022-01-01 | 2023-01-01 | year
+";
+
+/// Dates by number, counts, spans, weekdays and weekends.
+const CHINESE_DATES_COUNTS_WEEKDAYS: &str = "
+# A month alone: the most recent such month not in the future.
+三月 | 三月 | 2024-03-01 | 2024-04-01 | month
+3月 | 3月 | 2024-03-01 | 2024-04-01 | month
+五月份 | 五月份 | 2023-05-01 | 2023-06-01 | month
+十二月 | 十二月 | 2023-12-01 | 2024-01-01 | month
+2023年5月 | 2023年5月 | 2023-05-01 | 2023-06-01 | month
+二〇二三年五月 | 二〇二三年五月 | 2023-05-01 | 2023-06-01 | month
+去年三月 | 去年三月 | 2023-03-01 | 2023-04-01 | month
+2023年5月8日 | 2023年5月8日 | 2023-05-08 | 2023-05-09 | day
+２０２３年５月８日 | ２０２３年５月８日 | 2023-05-08 | 2023-05-09 | day
+5月8日 | 5月8日 | 2023-05-08 | 2023-05-09 | day
+三月一号 | 三月一号 | 2024-03-01 | 2024-03-02 | day
+5号 | 5号 | 2024-03-05 | 2024-03-06 | day
+20号 | 20号 | 2024-02-20 | 2024-02-21 | day
+三天前 | 三天前 | 2024-03-11 | 2024-03-12 | day
+3天前 | 3天前 | 2024-03-11 | 2024-03-12 | day
+十天前 | 十天前 | 2024-03-04 | 2024-03-05 | day
+十一天前 | 十一天前 | 2024-03-03 | 2024-03-04 | day
+二十天前 | 二十天前 | 2024-02-23 | 2024-02-24 | day
+二十一天以前 | 二十一天以前 | 2024-02-22 | 2024-02-23 | day
+两周前 | 两周前 | 2024-02-26 | 2024-03-04 | week
+三个星期前 | 三个星期前 | 2024-02-19 | 2024-02-26 | week
+两个月前 | 两个月前 | 2024-01-01 | 2024-02-01 | month
+三个小时前 | 三个小时前 | 2024-03-14T12:00 | 2024-03-14T13:00 | span
+过去24小时 | 过去24小时 | 2024-03-13T15:00 | 2024-03-14T15:00 | span
+一年前 | 一年前 | 2023-01-01 | 2024-01-01 | year
+几天前 | 几天前 | 2024-03-09 | 2024-03-13 | span
+前几天 | 前几天 | 2024-03-09 | 2024-03-13 | span
+这两天 | 这两天 | 2024-03-11T15:00 | 2024-03-14T15:00 | span
+最近 | 最近 | 2024-03-07T15:00 | 2024-03-14T15:00 | span
+近来 | 近来 | 2024-03-07T15:00 | 2024-03-14T15:00 | span
+过去三天 | 过去三天 | 2024-03-11T15:00 | 2024-03-14T15:00 | span
+最近两周 | 最近两周 | 2024-02-29T15:00 | 2024-03-14T15:00 | span
+过去的一个月里 | 过去的一个月里 | 2024-02-14T15:00 | 2024-03-14T15:00 | span
+自从上周 | 自从上周 | 2024-03-04 | 2024-03-14T15:00 | span
+五月以来 | 五月以来 | 2023-05-01 | 2024-03-14T15:00 | span
+上周一 | 上周一 | 2024-03-04 | 2024-03-05 | day
+周一 | 周一 | 2024-03-11 | 2024-03-12 | day
+星期一 | 星期一 | 2024-03-11 | 2024-03-12 | day
+礼拜一 | 礼拜一 | 2024-03-11 | 2024-03-12 | day
+周四 | 周四 | 2024-03-14 | 2024-03-15 | day
+星期天 | 星期天 | 2024-03-10 | 2024-03-11 | day
+这周五 | 这周五 | 2024-03-15 | 2024-03-16 | day
+下周一下午 | 下周一下午 | 2024-03-18T12:00 | 2024-03-18T18:00 | span
+上个礼拜三 | 上个礼拜三 | 2024-03-06 | 2024-03-07 | day
+上周末 | 上周末 | 2024-03-09 | 2024-03-11 | span
+这周末 | 这周末 | 2024-03-16 | 2024-03-18 | span
+周末 | 周末 | 2024-03-09 | 2024-03-11 | span
+# 一起 is together: the week is read, not its Monday.
+上周一起吃饭 | 上周 | 2024-03-04 | 2024-03-11 | week
+";
+
 /// At 2024-03-14T20:00Z, which is Friday 2024-03-15 04:00 in UTC+8.
 const EAST: &str = "
 today | today | 2024-03-15 | 2024-03-16 | day
 yesterday | yesterday | 2024-03-14 | 2024-03-15 | day
 on Friday | Friday | 2024-03-15 | 2024-03-16 | day
 this week | this week | 2024-03-11 | 2024-03-18 | week
+昨天 | 昨天 | 2024-03-14 | 2024-03-15 | day
+过去三天 | 过去三天 | 2024-03-12T04:00 | 2024-03-15T04:00 | span
 ";
 
 /// At 2024-03-15T02:00Z, which is Thursday 2024-03-14 21:00 in UTC-5.
@@ -209,11 +300,14 @@ const WEST: &str = "
 today | today | 2024-03-14 | 2024-03-15 | day
 tonight | tonight | 2024-03-14T18:00 | 2024-03-15 | span
 Friday | Friday | 2024-03-08 | 2024-03-09 | day
+今天 | 今天 | 2024-03-14 | 2024-03-15 | day
+周五 | 周五 | 2024-03-08 | 2024-03-09 | day
 ";
 
 /// At 2024-03-31T20:00Z, which is already April in UTC+8.
 const EAST_NEW_MONTH: &str = "
 this month | this month | 2024-04-01 | 2024-05-01 | month
+上个月 | 上个月 | 2024-03-01 | 2024-04-01 | month
 in April | April | 2024-04-01 | 2024-05-01 | month
 ";
 
@@ -228,6 +322,12 @@ fn english_days_counts_units_and_spans() {
 fn english_weekdays_and_dates() {
     check(ENGLISH_WEEKDAYS, NOW, 0);
     check(ENGLISH_DATES, NOW, 0);
+}
+
+#[test]
+fn chinese_forms() {
+    check(CHINESE_RELATIVE, NOW, 0);
+    check(CHINESE_DATES_COUNTS_WEEKDAYS, NOW, 0);
 }
 
 #[test]
@@ -285,6 +385,17 @@ the 1st thing to check
 February 30
 May 32
 in 1850
+一周一次
+这周围有什么
+之前天气很好
+然后天气变冷
+说明天气
+如今年轻人
+看一下周报
+日本月亮
+5号楼
+3号线
+第3号文件
 ";
 
 #[test]
@@ -303,15 +414,28 @@ fn the_most_specific_expression_wins() {
     assert_eq!(t("this year, in March"), "March");
     // Ties go to the first.
     assert_eq!(t("yesterday or tomorrow"), "yesterday");
+    assert_eq!(t("上个月和昨天"), "昨天");
+    assert_eq!(t("last week or 上周"), "last week");
+    assert_eq!(t("上周 or last week"), "上周");
 }
 
 #[test]
 fn byte_spans_in_cjk_and_mixed_text() {
+    let q = "我们上周一开会讨论了什么";
+    let t = parse_time(q, NOW, 0).unwrap();
+    assert_eq!((t.start, t.end, t.matched.as_str()), (6, 15, "上周一"));
+    assert_eq!(t.remainder(q), "我们开会讨论了什么");
+
     let q = "张三 said what about 备份 yesterday？";
     let t = parse_time(q, NOW, 0).unwrap();
     assert_eq!((t.start, t.end), (30, 39));
     assert_eq!(&q[t.start..t.end], "yesterday");
     assert_eq!(t.remainder(q), "张三 said what about 备份？");
+
+    let q = "在2023年5月8日，我们做了什么";
+    let t = parse_time(q, NOW, 0).unwrap();
+    assert_eq!((t.start, t.end, t.grain), (3, 18, Grain::Day));
+    assert_eq!(t.remainder(q), "我们做了什么");
 }
 
 #[test]
@@ -333,6 +457,11 @@ fn remainder_drops_the_expression_and_its_preposition() {
         "what changed in the repo"
     );
     assert_eq!(r("during last week the deploy failed"), "the deploy failed");
+    assert_eq!(r("我在上周讨论了什么"), "我讨论了什么");
+    assert_eq!(r("昨天的会议记录"), "会议记录");
+    assert_eq!(r("从上个月开始的bug"), "开始的bug");
+    // The 在 of 现在 is not a preposition.
+    assert_eq!(r("现在上周的任务"), "现在任务");
     assert_eq!(r("today"), "");
     // A span that is not the text's leaves the text whole, tidied.
     let t = parse_time("yesterday", NOW, 0).unwrap();
@@ -359,7 +488,8 @@ fn time_expr_round_trips_with_a_lower_case_grain() {
 
 /// Pieces of time expressions, glued at random into text that nearly parses.
 const PIECES: &str = "May may 8 8th 2023 - / . , the last past next this ago days week a couple \
-    of few twenty one since in Monday morning today yesterday T 的 在 5 é 🙂";
+    of few twenty one since in Monday morning today yesterday T 上 周 一 个 月 年 号 日 天 前 几 两 \
+    十 最近 过去 自从 以来 的 在 末 5 ３ 二〇二三 早上 下午 小时 é 🙂";
 
 fn checked(text: &str, now: i64, off: i32) -> Result<(), TestCaseError> {
     if let Some(t) = parse_time(text, now, off) {

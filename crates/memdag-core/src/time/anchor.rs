@@ -178,6 +178,10 @@ impl Now {
         self.days(first, next - first, Grain::Year)
     }
 
+    pub fn year_number(&self, delta: i64) -> i64 {
+        self.year + delta
+    }
+
     /// The date `y`-`m`-`d`, if it exists.
     pub fn date(&self, y: i64, m: u32, d: u32) -> Option<Resolved> {
         self.month_of(y, m)?;

@@ -4,24 +4,27 @@
 //! Unix epoch) and a fixed timezone offset `offset_minutes` (minutes east of UTC, 0 = UTC).
 //! - [`civil`]: days from and to proleptic Gregorian dates, weekdays, starts of days, ISO
 //!   weeks, months and years in an offset, month arithmetic with clamping.
-//! - [`parse_time`]: the most specific time expression in a user's or agent's query, in
-//!   English, as a half-open range `[since, until)`, with no model involved; and
+//! - [`parse_time`]: the most specific time expression in a user's or agent's query,
+//!   English or Chinese, as a half-open range `[since, until)`, with no model involved; and
 //!   [`TimeExpr::remainder`], the query without it, for a text search of the rest.
 //!
-//! What the grammar accepts (`english.rs`, `english_counts.rs`, `english_dates.rs`) and how
-//! each form resolves (`anchor.rs`) is specified in the docs of those private modules. In
-//! short:
+//! What the grammar accepts, in English (`english.rs`, `english_counts.rs`,
+//! `english_dates.rs`) and in Chinese (`chinese.rs`, `chinese_counts.rs`, `chinese_dates.rs`),
+//! and how each form resolves (`anchor.rs`), is specified in the docs of those private
+//! modules. In short:
 //! - days: `today`, `yesterday`, `the day before yesterday`, `tomorrow`, `tonight`, `this
 //!   morning`, weekdays (`Monday`, `last Friday`), dates (`May 8, 2023`, `8 May`, `May 8th`,
-//!   `2023-05-08`), `3 days ago`;
+//!   `2023-05-08`), `3 days ago`; `今天` `昨天` `前天` `大前天` `明天`, `周一` `上周三`,
+//!   `5月8日` `2023年5月8日` `5号`, `三天前`;
 //! - weeks, months, years: `last week`, `this month`, `next year`, `2 weeks ago`, `in May`,
-//!   `May 2023`, `05/2023`, `in 2022`;
+//!   `May 2023`, `05/2023`, `in 2022`; `上周` `本月` `去年` `两个月前` `三月` `2023年5月`;
 //! - spans: `last weekend`, `in the past 3 days`, `over the last two weeks`, `recently`,
-//!   `earlier this week`, `since Monday`, a part of a day (`yesterday evening`).
+//!   `earlier this week`, `since Monday`, a part of a day (`yesterday evening`); `上周末`
+//!   `过去三天` `最近两周` `最近` `昨天下午` `上周以来`.
 //!
 //! Choosing among expressions: each language's grammar reads the text left to right and takes
-//! the longest expression at each position (`May 8, 2023` rather than `May`), with no two
-//! overlapping. Of all expressions found, the one with the smallest
+//! the longest expression at each position (`May 8, 2023` rather than `May`, `上周一` rather
+//! than `上周`), with no two overlapping. Of all expressions found, the one with the smallest
 //! range wins; ties go to the one that starts first, then to the longer one. A range that
 //! would be empty (`earlier this week` at Monday 00:00) is not a candidate.
 //!
@@ -37,6 +40,9 @@ use serde::{Deserialize, Serialize};
 pub mod civil;
 
 mod anchor;
+mod chinese;
+mod chinese_counts;
+mod chinese_dates;
 mod english;
 mod english_counts;
 mod english_dates;
@@ -96,6 +102,7 @@ pub fn parse_time(text: &str, now_ms: i64, offset_minutes: i32) -> Option<TimeEx
     let now = anchor::Now::new(now_ms, offset_minutes);
     let mut found = Vec::new();
     english::find(text, &now, &mut found);
+    chinese::find(text, &now, &mut found);
     let best = found
         .into_iter()
         .filter(|f| f.r.since < f.r.until && f.start < f.end)
@@ -124,6 +131,9 @@ mod tests {
             "the past 999 years",
             "999 years ago",
             "2023-05-08",
+            "去年三月",
+            "999年前",
+            "5号",
             "Feb 29",
             "since last week",
         ];
@@ -144,7 +154,9 @@ mod tests {
         let now = 1_710_428_400_000;
         let t = parse_time("this month, yesterday or today", now, 0).unwrap();
         assert_eq!((t.matched.as_str(), t.grain), ("yesterday", Grain::Day));
-        // A leap year is longer, so 2023 beats 2024 wherever it is.
+        // Equal ranges: the first. A leap year is longer, so 2023 beats 2024 wherever it is.
+        let t = parse_time("2023年, last year", now, 0).unwrap();
+        assert_eq!(t.matched, "2023年");
         let t = parse_time("this year or last year", now, 0).unwrap();
         assert_eq!(t.matched, "last year");
     }
