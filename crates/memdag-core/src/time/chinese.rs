@@ -20,8 +20,10 @@
 //! - A word is not read where its first character ends another word (`之前天气`, `然后天气`,
 //!   `说明天气`, `如今年轻人`, `看一下周报`, `日本月`, `过去年轻时`; `马上周末` reads `周末`, not `上周末`), nor `周` where
 //!   it starts one (`这周围`, `周年`, `周期`), nor weekday `一` before `起|次|些|样|直|般|切|
-//!   共|定|同|道|块` (`上周一起`, `一个星期一次`). `最近` as *nearest* (`离这里最近`) cannot be told
-//!   from *recently* and is read as recently.
+//!   共|定|同|道|块` (`上周一起`, `一个星期一次`). The guard is a short list per character
+//!   ([`joins_before`]), not a lexicon: it also blocks the rare true reading (`经过去年`, *through
+//!   last year*, loses `去年` to `过去`). `最近` as *nearest* (`离这里最近`) cannot be told from
+//!   *recently* and is read as recently.
 //!
 //! Years, months and days by number are in [`super::chinese_dates`].
 
@@ -83,14 +85,11 @@ pub(crate) fn find(text: &str, now: &Now, out: &mut Vec<Found>) {
             continue;
         };
         if let Some((_, e)) = lit(text, end, &["以来", "至今", "到现在"]) {
-            if let Some(s) = now.since(r).filter(|_| !since) {
-                r = s;
+            if since {
+                end = e;
+            } else if let Some(s) = now.since(r) {
+                (r, end) = (s, e);
             }
-            end = if since || r.grain == Grain::Span {
-                e
-            } else {
-                end
-            };
         }
         out.push(Found { start, end, r });
         p = end;
@@ -125,15 +124,15 @@ fn joins_before(s: &str, p: usize) -> bool {
         return false;
     };
     let words = match first {
-        '前' => "之以提目面眼当空跟从事",
-        '后' => "然之以最随此今往背落先事午",
-        '明' => "说光文表证发声分简鲜透聪阐英",
+        '前' => "之以提目面眼当空跟从事向往生先",
+        '后' => "然之以最随此今往背落先事午前过稍而其日",
+        '明' => "说光文表证发声分简鲜透聪阐英标注查指讲写",
         '今' => "如至迄现古当",
-        '上' => "马早晚路线网桌身手楼面",
-        '下' => "一午以如底地手天乡",
-        '本' => "日基根成资版剧课样账书",
-        '去' => "过失出进回",
-        '近' => "附接最靠将邻贴亲",
+        '上' => "马早晚路线网桌身手楼面以加之",
+        '下' => "一以如底地手天乡",
+        '本' => "日基根成资版剧课样账书原记",
+        '去' => "过失出进回上下",
+        '近' => "附接最靠将邻贴亲临就远",
         _ => "",
     };
     words.contains(prev)

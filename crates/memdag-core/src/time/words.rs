@@ -1,6 +1,6 @@
 //! Words: the tokens the English grammar reads, with their byte spans in the text.
 //!
-//! - A word is a maximal run of alphanumeric characters that are not CJK ideographs or kana
+//! - A word is a maximal run of alphanumeric characters that are not CJK (Han, kana, Hangul)
 //!   (so `Mayfair`, `yesterdays` and `2023` are single words, and `May2023` is one word that
 //!   names nothing). English keywords match whole words only, ignoring ASCII case. A `T`
 //!   between digits starts a new word, so the date of `2023-05-08T13:56` stands alone.
