@@ -48,6 +48,8 @@ pub mod segment;
 #[cfg(feature = "std")]
 pub mod storage;
 #[cfg(feature = "std")]
+pub mod time;
+#[cfg(feature = "std")]
 pub mod tokens;
 #[cfg(feature = "std")]
 pub mod work;

@@ -7,7 +7,7 @@
 //! - the calendar forms of `created_at` (UTC): day of the month, month name, year and weekday,
 //!   e.g. `8 May 2023 Monday`, so "what happened in May 2023" or "last Monday's plan" can
 //!   match records whose text never names their date. A `created_at` of 0 (not given) has no
-//!   date keys.
+//!   date keys. The calendar is [`crate::time::civil`]'s.
 //!
 //! The keys are a pure function of the record, so a reloaded store derives the same ones, and
 //! nothing is persisted for them.
@@ -16,32 +16,7 @@ use std::format;
 use std::string::String;
 
 use crate::record::Record;
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-/// Weekdays from Sunday; day 0 of the epoch (1970-01-01) was a Thursday.
-const WEEKDAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const DAY_MS: i64 = 86_400_000;
+use crate::time::civil;
 
 /// The key text of a record: its user and the calendar forms of its creation time.
 pub fn derived_keys(record: &Record) -> String {
@@ -60,25 +35,11 @@ pub fn derived_keys(record: &Record) -> String {
 
 /// `8 May 2023 Monday` for a time in ms since the epoch (UTC).
 pub fn date_forms(ms: i64) -> String {
-    let days = ms.div_euclid(DAY_MS);
-    let (y, m, d) = civil_from_days(days);
-    let weekday = WEEKDAYS[(days + 4).rem_euclid(7) as usize];
-    format!("{d} {} {y} {weekday}", MONTHS[(m - 1) as usize])
-}
-
-/// The proleptic Gregorian date (year, month 1..=12, day 1..=31) of a day count since
-/// 1970-01-01 (the inverse of the usual days-from-civil, by eras of 400 years).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    let days = civil::local_day(ms, 0);
+    let (y, m, d) = civil::civil_from_days(days);
+    let month = civil::MONTH_NAMES[(m - 1) as usize];
+    let weekday = civil::WEEKDAY_NAMES[civil::weekday(days) as usize];
+    format!("{d} {month} {y} {weekday}")
 }
 
 #[cfg(test)]
