@@ -193,24 +193,10 @@ fn is_none(text: &str) -> bool {
 pub(super) fn date(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil(days);
+    let (y, m, d) = crate::time::civil::civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02}",
         rem / 3600,
         rem % 3600 / 60
     )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01, by 400-year eras.
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468; // days since 0000-03-01
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097); // day of era, 0..146096
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // year of era
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of year from March 1st
-    let mp = (5 * doy + 2) / 153; // month from March, 0..11
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
