@@ -1,4 +1,5 @@
-//! Erasure: forgetting a user, and collecting the blobs deleted records leave behind.
+//! Erasure: forgetting a user, purging expired items and old tool outputs, and collecting the
+//! blobs deleted records leave behind.
 //!
 //! [`Store::forget_user`] deletes every record of a user the way [`Store::delete`] does (so the
 //! DAG is repaired and other users' records keep their ancestry), removes the blobs only those
@@ -20,9 +21,37 @@ use crate::store::Store;
 /// What [`Store::forget_user`] erased.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Forgotten {
-    /// The ids of the deleted records, oldest first.
+    /// The ids of the deleted records (turns, then long-term items), oldest first.
     pub records: Vec<String>,
     /// The ids of the removed blobs.
+    pub blobs: Vec<String>,
+    /// The threads whose working memory was the user's and was removed.
+    #[serde(default)]
+    pub work: Vec<String>,
+}
+
+/// What [`Store::purge`] removes. Everything defaults to off.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct PurgeQuery {
+    /// The caller's clock (ms): items whose time to live ran out by then are removed.
+    pub now: i64,
+    /// Remove expired items (default true through faces; here, as given).
+    pub expired: bool,
+    /// Also remove superseded and deleted items (their history goes with them).
+    pub ended: bool,
+    /// Remove blobs (stored tool outputs) that every referencing record left behind more
+    /// than this long before `now`, in ms.
+    pub blob_max_age_ms: Option<i64>,
+    /// Remove blobs that no live record references.
+    pub unreferenced_blobs: bool,
+}
+
+/// What [`Store::purge`] removed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Purged {
+    pub items: Vec<String>,
     pub blobs: Vec<String>,
 }
 
@@ -43,11 +72,83 @@ impl Store {
             removed.push(self.unlink(id)?);
         }
         let blobs = self.drop_unreferenced_blobs(&removed);
+        let work: Vec<String> = self
+            .work_threads()
+            .into_iter()
+            .filter(|t| {
+                let wm = self.working_memory(t);
+                wm.user == user || wm.history.iter().any(|c| c.user == user)
+            })
+            .collect();
+        for t in &work {
+            self.clear_work(t);
+        }
         self.search.text.purge_unused_terms();
         self.search.threads.purge_empty();
         self.persist.force_full_rewrite();
         Ok(Forgotten {
             records: ids,
+            blobs,
+            work,
+        })
+    }
+
+    /// Removes expired long-term memory items (and, when asked, ended ones and old or
+    /// unreferenced blobs) for good, so that once the next change set is written no byte of
+    /// their text remains: like [`Store::forget_user`], it makes that change set a full
+    /// rewrite. Items are removed as [`Store::delete`] removes records (the DAG repaired).
+    pub fn purge(&mut self, q: &PurgeQuery) -> Result<Purged> {
+        let mut doomed: Vec<String> = Vec::new();
+        for slot in self.item_slots(None) {
+            let Some(r) = self.slot(slot) else { continue };
+            let Some(m) = &r.item else { continue };
+            let expired = q.expired && crate::memory::crud::is_expired(m, Some(q.now));
+            let ended = q.ended
+                && matches!(
+                    m.status,
+                    crate::item::ItemStatus::Superseded | crate::item::ItemStatus::Deleted
+                );
+            if expired || ended {
+                doomed.push(r.id.clone());
+            }
+        }
+        let mut removed = Vec::with_capacity(doomed.len());
+        for id in &doomed {
+            removed.push(self.unlink(id)?);
+        }
+        let mut blobs = self.drop_unreferenced_blobs(&removed);
+        if q.blob_max_age_ms.is_some() || q.unreferenced_blobs {
+            // The newest time a live record references each blob.
+            let mut newest: std::collections::BTreeMap<String, i64> = Default::default();
+            for r in self.iter() {
+                for id in r.blob_references() {
+                    let at = newest.entry(id.into()).or_insert(i64::MIN);
+                    *at = (*at).max(r.created_at);
+                }
+            }
+            let old: Vec<String> = self
+                .blob_ids()
+                .filter(|id| match newest.get(*id) {
+                    None => q.unreferenced_blobs,
+                    Some(&at) => q
+                        .blob_max_age_ms
+                        .is_some_and(|age| at < q.now.saturating_sub(age)),
+                })
+                .map(String::from)
+                .collect();
+            for id in &old {
+                self.remove_blob(id);
+            }
+            blobs.extend(old);
+        }
+        if !doomed.is_empty() || !blobs.is_empty() {
+            self.search.text.purge_unused_terms();
+            self.persist.force_full_rewrite();
+        }
+        blobs.sort();
+        blobs.dedup();
+        Ok(Purged {
+            items: doomed,
             blobs,
         })
     }

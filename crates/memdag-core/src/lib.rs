@@ -34,6 +34,8 @@ pub mod context;
 #[cfg(feature = "std")]
 pub mod erase;
 #[cfg(feature = "std")]
+pub mod graph;
+#[cfg(feature = "std")]
 pub mod memory;
 #[cfg(feature = "std")]
 pub mod recall;
@@ -49,6 +51,8 @@ pub mod segment;
 pub mod storage;
 #[cfg(feature = "std")]
 pub mod time;
+#[cfg(feature = "std")]
+pub mod timeline;
 #[cfg(feature = "std")]
 pub mod tokens;
 #[cfg(feature = "std")]

@@ -4,8 +4,8 @@
 //! - by (user, subject, relation): the items a single-valued relation's new value contradicts;
 //! - by (user, subject, object): the items an opposite relation contradicts (`likes` tea vs
 //!   `dislikes` tea);
-//! - by entity: the fact items whose subject or object is an entity, the edges of the entity
-//!   graph (see `crate::graph`).
+//! - by entity: the items whose subject (or user, when the subject is not named) or object is
+//!   an entity, the edges of the entity graph (see [`crate::graph`]).
 //!
 //! Items of every status are indexed; lookups filter by status, so as-of queries and the graph
 //! can see superseded items too. Names are canonical ([`super::normalize::canonical`]), with
@@ -94,9 +94,15 @@ impl ItemIndex {
     fn keys(&self, record: &Record) -> Option<Keys> {
         let t = self.triple(record.item.as_ref()?);
         let user = &record.user;
+        // An edge of the entity graph: from the subject (the user, when it names none) to the
+        // object.
         let mut entities = Vec::new();
-        if t.object.is_some() && !t.subject.is_empty() {
-            entities.push(t.subject.clone());
+        if t.object.is_some() {
+            if !t.subject.is_empty() {
+                entities.push(t.subject.clone());
+            } else if !user.is_empty() {
+                entities.push(self.canonical(user));
+            }
         }
         entities.extend(t.object.clone());
         Some(Keys {

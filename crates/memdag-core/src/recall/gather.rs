@@ -124,6 +124,10 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
             }
         }
     }
+    if q.since.is_some() || q.until.is_some() {
+        let in_range = |at: i64| q.since.is_none_or(|s| at >= s) && q.until.is_none_or(|u| at < u);
+        raw.retain(|c| in_range(c.2.created_at));
+    }
     let matched: BTreeMap<&str, f32> = matches
         .iter()
         .map(|(r, rel)| (r.id.as_str(), *rel))

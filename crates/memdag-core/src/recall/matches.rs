@@ -34,6 +34,8 @@ pub(super) fn search<'a>(
     }
     filter.user = (q.match_user_only && !q.user.is_empty()).then(|| q.user.clone());
     filter.now = q.now;
+    filter.since = q.since;
+    filter.until = q.until;
     let query = SearchQuery {
         text: truncate_query(text),
         embedding: q.embedding.clone(),
@@ -41,6 +43,9 @@ pub(super) fn search<'a>(
         k: k.min(crate::search::query::MAX_K),
         filter,
         snippets: false,
+        // A time expression in the text ("what did we decide last week") keeps the matches
+        // to that range.
+        now: q.now,
         ..SearchQuery::default()
     };
     let hits = store.search(&query)?;

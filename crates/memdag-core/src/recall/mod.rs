@@ -100,6 +100,10 @@ pub struct RecallQuery {
     /// Only match records of `user` (default true). False lets matches come from the whole
     /// store even when `user` is named: for an admin view, never for a user's prompt.
     pub match_user_only: bool,
+    /// Only records created at or after this time (ms) ...
+    pub since: Option<i64>,
+    /// ... and before this one.
+    pub until: Option<i64>,
     /// Long-term memory items considered for the known section (default 8).
     pub known_limit: usize,
     /// Token cap of the working memory at the top of the block (default 300; 0 leaves it
@@ -132,6 +136,8 @@ impl Default for RecallQuery {
             user_limit: 6,
             match_limit: 8,
             match_user_only: true,
+            since: None,
+            until: None,
             known_limit: 8,
             work_tokens: 300,
             ancestor_depth: 3,

@@ -50,6 +50,7 @@ pub use bm25::{Bm25Params, FieldWeights};
 pub use embed::{embed as builtin_embed, BUILTIN_DIMENSION};
 pub use query::{
     Fusion, GrepMatch, GrepQuery, Scope, SearchFilter, SearchHit, SearchMode, SearchQuery,
+    SearchResults, TimeUse,
 };
 
 use crate::error::Result;

@@ -11,6 +11,20 @@ use serde::{Deserialize, Serialize};
 use super::bm25::Bm25Params;
 use crate::item::{ItemKind, ItemStatus};
 
+/// What a time expression in the query text does (see [`crate::time::parse_time`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeUse {
+    /// Keep to records created in the range it names; search the rest of the text (the
+    /// default when the query gives `now`).
+    #[default]
+    Filter,
+    /// Rank records created in the range higher; search the whole text.
+    Boost,
+    /// Ignore it.
+    Off,
+}
+
 /// Which records a search or grep looks at: turns, long-term memory items, or both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -132,6 +146,13 @@ pub struct SearchQuery {
     pub ef: Option<usize>,
     /// Whether hits carry a snippet (default true).
     pub snippets: bool,
+    /// The caller's clock (ms). With it, a time expression in the text ("last week",
+    /// "上周", "in May 2023") is resolved against it and used as `time` says; the range
+    /// understood comes back with the results ([`crate::search::SearchResults::time`]).
+    pub now: Option<i64>,
+    /// Minutes east of UTC, for the days of time expressions (default 0).
+    pub offset_minutes: i32,
+    pub time: TimeUse,
 }
 
 impl Default for SearchQuery {
@@ -153,8 +174,20 @@ impl Default for SearchQuery {
             bm25: Bm25Params::default(),
             ef: None,
             snippets: true,
+            now: None,
+            offset_minutes: 0,
+            time: TimeUse::Filter,
         }
     }
+}
+
+/// A search's hits and the time range it understood in its text, if any.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<crate::time::TimeExpr>,
 }
 
 /// One search result.

@@ -23,7 +23,8 @@ use super::analyzer::terms;
 use super::embed::{embed, BUILTIN_DIMENSION};
 use super::filter::Compiled;
 use super::query::{
-    Fusion, GrepMatch, GrepQuery, SearchHit, SearchMode, SearchQuery, MAX_K, MAX_QUERY_BYTES,
+    Fusion, GrepMatch, GrepQuery, SearchHit, SearchMode, SearchQuery, SearchResults, TimeUse,
+    MAX_K, MAX_QUERY_BYTES,
 };
 use super::snippet::snippet;
 use super::topk::TopK;
@@ -47,10 +48,91 @@ struct Cand {
     vector_rank: Option<usize>,
 }
 
+/// How much a record created in the query's time range gains with [`TimeUse::Boost`].
+const TIME_BOOST: f32 = 0.5;
+
 impl Store {
     /// Searches the store. See [`SearchQuery`] for the options and [`crate::search`] for the
     /// design. Errors are [`Error::InvalidInput`]; an unmatched query gives no hits.
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        Ok(self.search_full(q)?.hits)
+    }
+
+    /// [`Store::search`], with the time range the query's text named, when it gives `now`.
+    /// A query that is only a time expression ("yesterday") lists the records of that range,
+    /// newest first.
+    pub fn search_full(&self, q: &SearchQuery) -> Result<SearchResults> {
+        let time = match (q.now, q.time) {
+            (Some(now), TimeUse::Filter | TimeUse::Boost) => {
+                crate::time::parse_time(&q.text, now, q.offset_minutes)
+            }
+            _ => None,
+        };
+        let Some(t) = time else {
+            return Ok(SearchResults {
+                hits: self.search_ranked(q, None)?,
+                time: None,
+            });
+        };
+        if q.time == TimeUse::Boost {
+            return Ok(SearchResults {
+                hits: self.search_ranked(q, Some((t.since, t.until)))?,
+                time: Some(t),
+            });
+        }
+        let mut narrowed = q.clone();
+        narrowed.text = t.remainder(&q.text);
+        narrowed.filter.since = Some(narrowed.filter.since.map_or(t.since, |s| s.max(t.since)));
+        narrowed.filter.until = Some(narrowed.filter.until.map_or(t.until, |u| u.min(t.until)));
+        let hits = if narrowed.text.trim().is_empty() && narrowed.embedding.is_none() {
+            self.in_range(&narrowed)?
+        } else {
+            self.search_ranked(&narrowed, None)?
+        };
+        Ok(SearchResults {
+            hits,
+            time: Some(t),
+        })
+    }
+
+    /// The newest `k` records that pass the filter, scored 1.
+    fn in_range(&self, q: &SearchQuery) -> Result<Vec<SearchHit>> {
+        if q.k == 0 || q.k > MAX_K {
+            return Err(Error::invalid(format!("k must be 1 to {MAX_K}")));
+        }
+        let filter = Compiled::new(self, &q.filter);
+        let mut found: Vec<(i64, u64, Slot)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, r)| {
+                let r = r.as_ref()?;
+                filter
+                    .keep(slot as Slot)
+                    .then_some((r.created_at, r.seq, slot as Slot))
+            })
+            .collect();
+        found.sort_unstable_by(|a, b| b.cmp(a));
+        Ok(found
+            .into_iter()
+            .take(q.k)
+            .filter_map(|(_, _, slot)| self.slot(slot))
+            .map(|r| SearchHit {
+                id: r.id.clone(),
+                score: 1.0,
+                kind: r.item.as_ref().map(|m| m.kind),
+                snippet: if q.snippets {
+                    snippet(r, &BTreeSet::new())
+                } else {
+                    std::string::String::new()
+                },
+                ..SearchHit::default()
+            })
+            .collect())
+    }
+
+    /// The search proper; records created in `boost` gain [`TIME_BOOST`] of the best score.
+    fn search_ranked(&self, q: &SearchQuery, boost: Option<(i64, i64)>) -> Result<Vec<SearchHit>> {
         if q.k == 0 || q.k > MAX_K {
             return Err(Error::invalid(format!("k must be 1 to {MAX_K}")));
         }
@@ -171,6 +253,17 @@ impl Store {
             }
         }
 
+        if let Some((since, until)) = boost {
+            let best = scores.values().copied().fold(0.0f32, f32::max);
+            for (&slot, s) in scores.iter_mut() {
+                if self
+                    .slot(slot)
+                    .is_some_and(|r| (since..until).contains(&r.created_at))
+                {
+                    *s += TIME_BOOST * best;
+                }
+            }
+        }
         let mut top = TopK::new(cands.len());
         for (&slot, &s) in &scores {
             if q.min_score.is_none_or(|m| s >= m) {

@@ -4,6 +4,7 @@
 //! Unix epoch) and a fixed timezone offset `offset_minutes` (minutes east of UTC, 0 = UTC).
 //! - [`civil`]: days from and to proleptic Gregorian dates, weekdays, starts of days, ISO
 //!   weeks, months and years in an offset, month arithmetic with clamping.
+//! - [`duration`]: durations as people write them (`90s`, `30d`), for time to live.
 //! - [`parse_time`]: the most specific time expression in a user's or agent's query,
 //!   English or Chinese, as a half-open range `[since, until)`, with no model involved; and
 //!   [`TimeExpr::remainder`], the query without it, for a text search of the rest.
@@ -38,6 +39,9 @@ use std::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 pub mod civil;
+pub mod duration;
+
+pub use duration::{format_duration, parse_duration};
 
 mod anchor;
 mod chinese;
