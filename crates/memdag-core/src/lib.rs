@@ -36,6 +36,8 @@ pub mod erase;
 #[cfg(feature = "std")]
 pub mod graph;
 #[cfg(feature = "std")]
+pub mod json;
+#[cfg(feature = "std")]
 pub mod memory;
 #[cfg(feature = "std")]
 pub mod recall;
@@ -55,6 +57,8 @@ pub mod time;
 pub mod timeline;
 #[cfg(feature = "std")]
 pub mod tokens;
+#[cfg(feature = "std")]
+pub mod tools;
 #[cfg(feature = "std")]
 pub mod work;
 

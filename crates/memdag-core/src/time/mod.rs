@@ -4,6 +4,7 @@
 //! Unix epoch) and a fixed timezone offset `offset_minutes` (minutes east of UTC, 0 = UTC).
 //! - [`civil`]: days from and to proleptic Gregorian dates, weekdays, starts of days, ISO
 //!   weeks, months and years in an offset, month arithmetic with clamping.
+//! - [`iso`]: ISO 8601 times, read and written the same way by every face.
 //! - [`duration`]: durations as people write them (`90s`, `30d`), for time to live.
 //! - [`parse_time`]: the most specific time expression in a user's or agent's query,
 //!   English or Chinese, as a half-open range `[since, until)`, with no model involved; and
@@ -40,8 +41,10 @@ use serde::{Deserialize, Serialize};
 
 pub mod civil;
 pub mod duration;
+pub mod iso;
 
 pub use duration::{format_duration, parse_duration};
+pub use iso::{format_iso8601, parse_iso8601};
 
 mod anchor;
 mod chinese;
