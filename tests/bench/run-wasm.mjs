@@ -2,6 +2,12 @@
 //
 //   node tests/bench/run-wasm.mjs [--sizes 10000,100000] [--json] [--data DIR] [--no-build]
 //   node tests/bench/run-wasm.mjs --seal [--rounds 3] [--sizes ...] [--json]
+//   node tests/bench/run-wasm.mjs --memory [--sizes 100000] [--json]
+//
+// --memory reports long-term memory: the rule-based extractor's quality on
+// tests/data/memory/{dev,heldout}.jsonl, and memory_add_p99_ms (one item add with its dedup and
+// conflict checks into a store of N turns and N/10 items), path_p50_ms (N facts),
+// work_update_p99_ms and purge_ms (N/10 expired items), at the largest size.
 //
 // --seal times only a flush of the whole store and a cold open, plain and encrypted at rest,
 // alternated in one run (crates/memdag-bench/src/seal.rs), and prints their ratios.
@@ -9,6 +15,7 @@
 // Builds crates/memdag-bench for wasm32-unknown-unknown (release, +simd128), runs
 // wasm-bindgen --target nodejs (CLI 0.2.130, as pinned), loads it and prints the same table.
 // tests/bench/peers.mjs runs this workload too, side by side with the peer engines.
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultData, loadBench, locomo, option } from './lib.mjs';
 
@@ -21,6 +28,24 @@ const rebuild = !args.includes('--no-rebuild');
 
 const bench = loadBench({ build: !args.includes('--no-build') });
 const { turns, questions } = locomo(data);
+
+if (args.includes('--memory')) {
+  const n = Math.max(...sizes);
+  const root = new URL('../data/memory/', import.meta.url);
+  const dev = readFileSync(new URL('dev.jsonl', root), 'utf8');
+  const heldout = readFileSync(new URL('heldout.jsonl', root), 'utf8');
+  const r = JSON.parse(bench.memory_json(n, turns, questions, dev, heldout));
+  if (r.error) throw new Error(r.error);
+  if (json) console.log(JSON.stringify({ ...r, runtime: 'wasm' }));
+  else {
+    for (const set of ['dev', 'heldout']) {
+      const a = r[set].all;
+      console.log(`extraction ${set}: precision ${a.precision.toFixed(3)} recall ${a.recall.toFixed(3)} duplicates ${a.duplicates} superseded-active ${a.superseded_active}`);
+    }
+    console.log(bench.memory_table(JSON.stringify([r.speed])));
+  }
+  process.exit(0);
+}
 
 if (args.includes('--seal')) {
   const rounds = Number(option(args, '--rounds', '3'));

@@ -27,6 +27,47 @@ fn now_ms() -> f64 {
     EPOCH.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
+/// The long-term memory rows: extraction quality on the labelled sets, and the speed rows at
+/// the largest size (turns), with a tenth as many items and as many facts as turns.
+fn memory_report(base: &[String], sizes: &[usize], json: bool) -> i32 {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/memory");
+    for set in ["dev", "heldout"] {
+        match crate::memory::score(&root.join(format!("{set}.jsonl"))) {
+            Ok((all, en, zh)) => {
+                if json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"extraction": set, "all": all, "en": en, "zh": zh})
+                    );
+                } else {
+                    println!(
+                        "extraction {set}: precision {:.3} recall {:.3} duplicates {} superseded-active {} (en {:.3}/{:.3}, zh {:.3}/{:.3}; {} conversations, {} active items, {} expected)",
+                        all.precision, all.recall, all.duplicates, all.superseded_active,
+                        en.precision, en.recall, zh.precision, zh.recall,
+                        all.conversations, all.active_items, all.expected
+                    );
+                }
+            }
+            Err(e) => {
+                eprintln!("bench: {e}");
+                return 1;
+            }
+        }
+    }
+    let turns = sizes.iter().copied().max().unwrap_or(100_000);
+    eprintln!(
+        "bench: memory speed at {turns} turns, {} items, {turns} facts",
+        turns / 10
+    );
+    let r = crate::memory::speed(base, turns, turns / 10, turns, &now_ms, "native");
+    if json {
+        println!("{}", serde_json::to_string(&r).expect("json"));
+    } else {
+        println!("{}", crate::memory::speed_table(&[r]));
+    }
+    0
+}
+
 /// Runs the benchmark with these arguments (without the program name); returns the exit code.
 pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     let mut sizes = vec![10_000usize, 100_000];
@@ -38,6 +79,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     let mut report = false;
     let mut memdag: Option<PathBuf> = None;
     let mut seal = false;
+    let mut memory = false;
     let mut rounds = 3usize;
     let mut args = args.into_iter();
     while let Some(a) = args.next() {
@@ -60,9 +102,10 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             "--locomo" => report = true,
             "--cli" => memdag = args.next().map(PathBuf::from),
             "--seal" => seal = true,
+            "--memory" => memory = true,
             "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "-h" | "--help" => {
-                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]]");
+                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory]");
                 return 0;
             }
             other => {
@@ -108,6 +151,9 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     } else {
         (locomo::turn_texts(&convs), locomo::question_texts(&convs))
     };
+    if memory {
+        return memory_report(&base, &sizes, json);
+    }
     if seal {
         let mut reports = Vec::new();
         for &n in &sizes {

@@ -42,7 +42,7 @@ struct Expected {
 }
 
 /// The quality of the extractor on one set, in total and by language.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Quality {
     pub conversations: usize,
     pub active_items: usize,
@@ -199,60 +199,182 @@ fn iso_ms(s: &str) -> Option<i64> {
     Some(((days * 24 + hh) * 60 + mm) * 60_000 + ss * 1000)
 }
 
-/// One add with dedup and conflict checks: the p50 and p99 of `adds` adds into a store of
-/// `turns` turns and `items` items, in ms.
-pub fn add_latency(turns: usize, items: usize, adds: usize, clock: &dyn Fn() -> f64) -> (f64, f64) {
-    let mut store = Store::new();
-    store.set_auto_embed(true);
-    let words = [
-        "tea", "maps", "boats", "rust", "jazz", "ink", "owls", "snow", "kites", "figs", "lamps",
-        "trains", "pears", "clouds", "drums", "ferns",
-    ];
-    for i in 0..turns {
-        store
-            .add_turn(NewTurn {
-                thread: format!("t{}", i / 20),
-                user: format!("u{}", i % 50),
-                created_at: 1_700_000_000_000 + i as i64 * 1000,
-                input: format!(
-                    "turn {i} about {} and {}",
-                    words[i % 16],
-                    words[(i / 16) % 16]
-                ),
-                output: format!("reply {i}"),
-                ..NewTurn::default()
-            })
-            .expect("add turn");
-    }
-    let item = |i: usize| NewItem {
-        kind: Some(if i.is_multiple_of(3) {
-            ItemKind::Tool
-        } else {
-            ItemKind::Personal
+/// The speed rows of long-term memory, working memory, the graph and purge.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SpeedReport {
+    pub runtime: String,
+    /// Turns and items of the store the adds went into.
+    pub turns: usize,
+    pub items: usize,
+    /// One item add with its dedup and conflict checks (vectors included).
+    pub memory_add_p50_ms: f64,
+    pub memory_add_p99_ms: f64,
+    /// Shortest paths between random entities of a graph of `facts` facts.
+    pub facts: usize,
+    pub path_p50_ms: f64,
+    pub path_p99_ms: f64,
+    /// One working-memory change (set or push, history growing to its cap).
+    pub work_update_p50_ms: f64,
+    pub work_update_p99_ms: f64,
+    /// Purging `expired` expired items from the store of `turns` turns.
+    pub expired: usize,
+    pub purge_ms: f64,
+}
+
+/// Measures the speed rows: a store of `turns` turns (the workload's texts and vectors) and
+/// `items` items for the adds, a graph of `facts` facts, `expired` items to purge.
+pub fn speed(
+    base: &[String],
+    turns: usize,
+    items: usize,
+    facts: usize,
+    clock: &dyn Fn() -> f64,
+    runtime: &str,
+) -> SpeedReport {
+    use crate::corpus::{vector_corpus, Rng};
+    use crate::workload::{build, percentile, Options, CENTRES, DIM, SEED, SIGMA};
+    let mut r = SpeedReport {
+        runtime: runtime.into(),
+        turns,
+        items,
+        facts,
+        expired: items,
+        ..SpeedReport::default()
+    };
+    let opts = Options {
+        vector_queries: 0,
+        ..Options::default()
+    };
+    let mut store = build(turns, base, &opts, clock).store;
+    let adds = 200;
+    let (vectors, _) = vector_corpus(SEED ^ 7, CENTRES, DIM, SIGMA, items + adds, 0);
+    let users = 50;
+    let item = |i: usize, v: &[f32]| NewItem {
+        kind: Some(match i % 3 {
+            0 => ItemKind::Personal,
+            1 => ItemKind::Procedural,
+            _ => ItemKind::Tool,
         }),
-        user: format!("u{}", i % 50),
-        text: format!(
-            "likes {} with {} number {i}",
-            words[i % 16],
-            words[(i / 16) % 16]
-        ),
-        relation: i.is_multiple_of(2).then(|| "likes".into()),
-        object: i
-            .is_multiple_of(2)
-            .then(|| format!("{} {i}", words[i % 16])),
+        user: format!("u{}", i % users),
+        text: format!("{} (memory {i})", base[i % base.len()]),
+        relation: i.is_multiple_of(4).then(|| "likes".into()),
+        object: i.is_multiple_of(4).then(|| format!("thing {i}")),
         created_at: 1_800_000_000_000 + i as i64,
+        ttl_ms: Some(1000),
+        embedding: Some(v.to_vec()),
         ..NewItem::default()
     };
-    for i in 0..items {
-        store.add_item(item(i)).expect("add item");
+    for (i, v) in vectors.iter().take(items).enumerate() {
+        store.add_item(item(i, v)).expect("add item");
     }
     let mut times = Vec::with_capacity(adds);
-    for i in 0..adds {
+    for (i, v) in vectors.iter().enumerate().skip(items) {
+        let new = item(i, v);
         let t = clock();
-        store.add_item(item(items + i)).expect("add item");
+        store.add_item(new).expect("add item");
         times.push(clock() - t);
     }
-    times.sort_by(f64::total_cmp);
-    let pick = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-    (pick(0.5), pick(0.99))
+    r.memory_add_p50_ms = percentile(&times, 50.0);
+    r.memory_add_p99_ms = percentile(&times, 99.0);
+
+    // Working memory: sets and pushes on one thread.
+    let mut times = Vec::new();
+    for i in 0..1000 {
+        let u = memdag_core::work::WorkUpdate {
+            thread: "t0".into(),
+            field: if i % 2 == 0 {
+                "goal".into()
+            } else {
+                "tasks".into()
+            },
+            op: if i % 2 == 0 {
+                memdag_core::work::WorkOp::Set
+            } else {
+                memdag_core::work::WorkOp::Push
+            },
+            value: Some(serde_json::json!(format!("step {i}"))),
+            at: 1_800_000_000_000 + i,
+            user: "u0".into(),
+        };
+        if i % 100 == 99 {
+            // Keep the task list from growing past its size cap.
+            store.clear_work("t0");
+        }
+        let t = clock();
+        store.update_work(&u).expect("work");
+        times.push(clock() - t);
+    }
+    r.work_update_p50_ms = percentile(&times, 50.0);
+    r.work_update_p99_ms = percentile(&times, 99.0);
+
+    // Purge: every item expired long ago.
+    let t = clock();
+    let purged = store
+        .purge(&memdag_core::erase::PurgeQuery {
+            now: 1_900_000_000_000,
+            expired: true,
+            ..Default::default()
+        })
+        .expect("purge");
+    r.purge_ms = clock() - t;
+    r.expired = purged.items.len();
+
+    // The graph: `facts` facts over facts/2 entities, random edges.
+    let mut g = Store::new();
+    let mut rng = Rng(SEED);
+    let entities = (facts / 2).max(2);
+    for i in 0..facts {
+        let a = rng.next_u64() as usize % entities;
+        let b = rng.next_u64() as usize % entities;
+        g.add_item(NewItem {
+            kind: Some(ItemKind::Fact),
+            user: "u".into(),
+            text: format!("e{a} → e{b}"),
+            subject: Some(format!("e{a}")),
+            relation: Some(format!("r{}", i % 7)),
+            object: Some(format!("e{b}")),
+            created_at: i as i64,
+            ..NewItem::default()
+        })
+        .expect("fact");
+    }
+    let q = memdag_core::graph::GraphQuery::default();
+    let mut times = Vec::new();
+    for _ in 0..200 {
+        let a = rng.next_u64() as usize % entities;
+        let b = rng.next_u64() as usize % entities;
+        let t = clock();
+        let _ = g
+            .path(&format!("e{a}"), &format!("e{b}"), 4, &q)
+            .expect("path");
+        times.push(clock() - t);
+    }
+    r.path_p50_ms = percentile(&times, 50.0);
+    r.path_p99_ms = percentile(&times, 99.0);
+    r
+}
+
+/// The speed rows as a table, one row per report (native and wasm side by side).
+pub fn speed_table(reports: &[SpeedReport]) -> String {
+    let mut t = String::from(
+        "| runtime | turns | items | memory_add p50 / p99 ms | facts | path p50 / p99 ms | work_update p50 / p99 ms | purge_ms (expired) |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in reports {
+        t.push_str(&format!(
+            "| {} | {} | {} | {:.3} / {:.3} | {} | {:.3} / {:.3} | {:.3} / {:.3} | {:.1} ({}) |\n",
+            r.runtime,
+            r.turns,
+            r.items,
+            r.memory_add_p50_ms,
+            r.memory_add_p99_ms,
+            r.facts,
+            r.path_p50_ms,
+            r.path_p99_ms,
+            r.work_update_p50_ms,
+            r.work_update_p99_ms,
+            r.purge_ms,
+            r.expired
+        ));
+    }
+    t
 }

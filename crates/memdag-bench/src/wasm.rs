@@ -234,3 +234,42 @@ impl Bench {
         (core::arch::wasm32::memory_size(0) * 65536) as f64
     }
 }
+
+/// The long-term memory rows in wasm: extraction quality on the labelled sets given as JSONL
+/// text, and the speed rows at `n` turns (a tenth as many items, `n` facts). One JSON object.
+#[wasm_bindgen]
+pub fn memory_json(
+    n: u32,
+    turns: Vec<String>,
+    questions: Vec<String>,
+    dev: String,
+    heldout: String,
+) -> String {
+    let (base, _) = texts(&conversations(turns, questions));
+    let n = n as usize;
+    let mut out = serde_json::Map::new();
+    for (name, set) in [("dev", dev), ("heldout", heldout)] {
+        match crate::memory::score_text(&set) {
+            Ok((all, en, zh)) => {
+                out.insert(
+                    name.into(),
+                    serde_json::json!({"all": all, "en": en, "zh": zh}),
+                );
+            }
+            Err(e) => return serde_json::json!({ "error": e }).to_string(),
+        }
+    }
+    let speed = crate::memory::speed(&base, n, n / 10, n, &clock, "wasm");
+    out.insert(
+        "speed".into(),
+        serde_json::to_value(&speed).unwrap_or_default(),
+    );
+    serde_json::Value::Object(out).to_string()
+}
+
+/// The speed rows of reports (a JSON list) as a table.
+#[wasm_bindgen]
+pub fn memory_table(reports: String) -> String {
+    let rs: Vec<crate::memory::SpeedReport> = serde_json::from_str(&reports).unwrap_or_default();
+    crate::memory::speed_table(&rs)
+}

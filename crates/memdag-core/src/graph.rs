@@ -23,7 +23,7 @@ use std::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::item::{ItemStatus, MemoryItem};
+use crate::item::ItemStatus;
 use crate::store::{Slot, Store};
 
 /// The most paths [`Store::path`] returns.
@@ -87,31 +87,33 @@ impl Store {
         if q.user.as_deref().is_some_and(|u| !r.visible_to(u)) {
             return None;
         }
-        let item: MemoryItem = match q.as_of {
-            Some(t) => self.as_of_view(slot, t)?,
+        let as_of;
+        let (text, subject, relation, object) = match q.as_of {
+            Some(t) => {
+                as_of = self.as_of_view(slot, t)?;
+                let m = &as_of.meta;
+                (&as_of.text, &m.subject, &m.relation, &m.object)
+            }
             None => {
-                let i = self.item_view(slot)?;
-                let expired = crate::memory::crud::is_expired(&i.meta, q.now);
-                if i.meta.status != ItemStatus::Active || expired {
+                let m = r.item.as_ref()?;
+                if m.status != ItemStatus::Active || crate::memory::crud::is_expired(m, q.now) {
                     return None;
                 }
-                i
+                (&r.input, &m.subject, &m.relation, &m.object)
             }
         };
-        let relation = item.meta.relation.clone()?;
-        let object = item.meta.object.as_deref()?;
-        let from = match item.meta.subject.as_deref() {
+        let from = match subject.as_deref() {
             Some(s) => self.entity(s),
-            None if !item.user.is_empty() => self.entity(&item.user),
+            None if !r.user.is_empty() => self.entity(&r.user),
             None => return None,
         };
         Some(Edge {
-            id: item.id,
+            id: r.id.clone(),
             from,
-            relation,
-            to: self.entity(object),
-            text: item.text,
-            sources: item.sources,
+            relation: relation.clone()?,
+            to: self.entity(object.as_deref()?),
+            text: text.clone(),
+            sources: r.parents.clone(),
         })
     }
 

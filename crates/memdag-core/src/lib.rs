@@ -34,6 +34,8 @@ pub mod context;
 #[cfg(feature = "std")]
 pub mod erase;
 #[cfg(feature = "std")]
+pub mod export;
+#[cfg(feature = "std")]
 pub mod graph;
 #[cfg(feature = "std")]
 pub mod json;

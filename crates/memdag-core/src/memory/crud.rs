@@ -170,7 +170,18 @@ impl Store {
     /// Validates a new item and stores it with `meta` as it is (no dedup, no conflicts):
     /// the text must not be empty, every source must exist and be a turn or an item of the
     /// same user, the limits hold. Returns its slot. Nothing changes on an error.
-    pub(crate) fn insert_item(&mut self, new: NewItem, mut meta: ItemMeta) -> Result<Slot> {
+    pub(crate) fn insert_item(&mut self, new: NewItem, meta: ItemMeta) -> Result<Slot> {
+        self.insert_item_with(new, meta, false)
+    }
+
+    /// [`Store::insert_item`]; with `restore`, `meta` is kept as it is (an import), else its
+    /// times and triple come from `new`.
+    pub(crate) fn insert_item_with(
+        &mut self,
+        new: NewItem,
+        mut meta: ItemMeta,
+        restore: bool,
+    ) -> Result<Slot> {
         if new.text.trim().is_empty() {
             return Err(Error::invalid("an item needs a text"));
         }
@@ -219,18 +230,20 @@ impl Store {
             }
             None => self.derive_item_id(&new, seq),
         };
-        let ttl = new
-            .ttl_ms
-            .or_else(|| self.memory_config().ttl_ms.get(&meta.kind).copied());
-        meta.expires_at = ttl.map(|t| new.created_at.saturating_add(t));
-        meta.updated_at = new.created_at;
-        meta.valid_from = new.created_at;
-        meta.last_seen = new.created_at;
-        meta.subject = new.subject;
-        meta.relation = new.relation;
-        meta.object = new.object;
-        meta.task = new.task;
-        meta.tool = new.tool;
+        if !restore {
+            let ttl = new
+                .ttl_ms
+                .or_else(|| self.memory_config().ttl_ms.get(&meta.kind).copied());
+            meta.expires_at = ttl.map(|t| new.created_at.saturating_add(t));
+            meta.updated_at = new.created_at;
+            meta.valid_from = new.created_at;
+            meta.last_seen = new.created_at;
+            meta.subject = new.subject;
+            meta.relation = new.relation;
+            meta.object = new.object;
+            meta.task = new.task;
+            meta.tool = new.tool;
+        }
         let mut record = Record {
             id: id.clone(),
             seq,

@@ -374,34 +374,46 @@ impl Store {
         if let Some(obj) = &t.object {
             slots.extend(index.with_object(&new.user, &t.subject, obj));
         }
-        let filter = SearchFilter {
-            user: Some(new.user.clone()),
-            scope: Scope::Items,
-            kinds: std::vec![kind],
-            ..SearchFilter::default()
+        let same_kind = |slot: Slot| {
+            self.slot(slot).is_some_and(|r| {
+                r.item
+                    .as_ref()
+                    .is_some_and(|m| m.kind == kind && m.status == ItemStatus::Active)
+            })
         };
-        if !new.text.trim().is_empty() {
-            let q = SearchQuery {
-                text: new.text.clone(),
-                mode: SearchMode::Bm25,
-                k: SEARCH_CANDIDATES,
-                filter: filter.clone(),
-                context: 0.0,
-                thread_scope: 0.0,
-                snippets: false,
-                ..SearchQuery::default()
-            };
-            for hit in self.search(&q)? {
-                slots.extend(self.slot_of(&hit.id));
+        let vector = new
+            .embedding
+            .as_ref()
+            .filter(|e| e.len() == self.search.vectors.dimension())
+            .and_then(|e| normalized(e).ok());
+        match vector {
+            // With a vector, the nearest of the user's own items of this kind, by an exact
+            // scan of them: a user's items are few next to the store's turns, and a graph
+            // search filtered down to them would visit the whole graph.
+            Some(q) => {
+                let mut near: Vec<(f32, Slot)> = self
+                    .items_by_user
+                    .get(&new.user)
+                    .into_iter()
+                    .flatten()
+                    .map(|c| c.2)
+                    .filter(|&s| same_kind(s))
+                    .filter_map(|s| self.search.vectors.similarity(s, &q).map(|sim| (sim, s)))
+                    .collect();
+                near.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                slots.extend(near.into_iter().take(SEARCH_CANDIDATES).map(|(_, s)| s));
             }
-        }
-        if let Some(e) = &new.embedding {
-            if e.len() == self.search.vectors.dimension() {
+            None if !new.text.trim().is_empty() => {
                 let q = SearchQuery {
-                    embedding: Some(e.clone()),
-                    mode: SearchMode::Vector,
+                    text: new.text.clone(),
+                    mode: SearchMode::Bm25,
                     k: SEARCH_CANDIDATES,
-                    filter,
+                    filter: SearchFilter {
+                        user: Some(new.user.clone()),
+                        scope: Scope::Items,
+                        kinds: std::vec![kind],
+                        ..SearchFilter::default()
+                    },
                     context: 0.0,
                     thread_scope: 0.0,
                     snippets: false,
@@ -411,6 +423,7 @@ impl Store {
                     slots.extend(self.slot_of(&hit.id));
                 }
             }
+            None => {}
         }
         let mut seen = std::collections::BTreeSet::new();
         slots.retain(|&s| {
