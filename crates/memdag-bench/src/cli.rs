@@ -254,6 +254,10 @@ fn quality_report(
         rows.first().map_or(0, |r| r.all.questions),
         table::variants(&rows)
     );
+    println!(
+        "Per conversation\n{}",
+        table::conversations(&rows, &[locomo::BEFORE, locomo::DEFAULT])
+    );
     for (mode, _) in locomo::MODES {
         println!(
             "Per question category ({mode})\n{}",
