@@ -256,7 +256,10 @@ fn quality_report(
     );
     println!(
         "Per conversation\n{}",
-        table::conversations(&rows, &[locomo::BEFORE, locomo::DEFAULT])
+        table::conversations(
+            &rows,
+            &[locomo::BEFORE, "all but stemming", locomo::DEFAULT]
+        )
     );
     for (mode, _) in locomo::MODES {
         println!(
