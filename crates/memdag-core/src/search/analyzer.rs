@@ -284,6 +284,26 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// On any text the index analysis gives one term per analyzer term, at the same
+        /// span: the term itself, a prefix of it, or a prefix and `y`, never empty.
+        #[test]
+        fn stemming_keeps_terms_and_spans(
+            text in "(\\PC{0,12}|[a-z]{1,12}(ies|ied|ing|ed|es|s|e)?)( [a-zA-Z'é记]{0,12}){0,6}"
+        ) {
+            let plain = tokens(&text);
+            let mut stemmed = Vec::new();
+            analyze_index(&text, true, |t, span| stemmed.push((t.to_string(), span)));
+            proptest::prop_assert_eq!(plain.len(), stemmed.len());
+            for (p, (t, span)) in plain.iter().zip(&stemmed) {
+                proptest::prop_assert_eq!(&p.span, span);
+                let root = t.strip_suffix('y').filter(|_| !p.term.starts_with(t.as_str()));
+                let root = root.unwrap_or(t);
+                proptest::prop_assert!(!t.is_empty() && p.term.starts_with(root), "{} {}", p.term, t);
+            }
+        }
+    }
+
     #[test]
     fn spans_point_into_the_original() {
         let text = "Ｈello 记忆";
