@@ -300,6 +300,13 @@ fn quality_report(
         rows.first().map_or(0, |r| r.all.questions),
         table::variants(&rows)
     );
+    println!(
+        "Per conversation\n{}",
+        table::conversations(
+            &rows,
+            &[locomo::BEFORE, "all but stemming", locomo::DEFAULT]
+        )
+    );
     for (mode, _) in locomo::MODES {
         println!(
             "Per question category ({mode})\n{}",

@@ -22,6 +22,10 @@ pub const CATEGORIES: [(u8, &str); 5] = [
     (3, "open-domain"),
     (5, "adversarial"),
 ];
+/// The name of the variant with the ranking before these techniques.
+pub const BEFORE: &str = "before (w 0.7, none)";
+/// The name of the variant with the default options.
+pub const DEFAULT: &str = "all (default)";
 /// The modes every variant is asked in.
 pub const MODES: [(&str, SearchMode); 3] = [
     ("bm25", SearchMode::Bm25),
@@ -122,6 +126,8 @@ pub struct Variant {
     pub derived_keys: bool,
     pub context: bool,
     pub scope: bool,
+    /// Stemmed terms (an index-time choice: the variant is asked of a store built with it).
+    pub stemming: bool,
 }
 
 impl Variant {
@@ -133,6 +139,7 @@ impl Variant {
         derived_keys: false,
         context: false,
         scope: false,
+        stemming: false,
     };
 
     /// The query of this variant, from the defaults.
@@ -166,17 +173,18 @@ impl Variant {
 /// them (the default), and all but one.
 pub fn variants() -> Vec<Variant> {
     let all = Variant {
-        name: "all (default)",
+        name: DEFAULT,
         equal_fusion: true,
         stopwords: true,
         derived_keys: true,
         context: true,
         scope: true,
+        stemming: true,
         ..Variant::NONE
     };
     vec![
         Variant {
-            name: "before (w 0.7, none)",
+            name: BEFORE,
             ..Variant::NONE
         },
         Variant {
@@ -209,6 +217,11 @@ pub fn variants() -> Vec<Variant> {
             scope: true,
             ..Variant::NONE
         },
+        Variant {
+            name: "stemming",
+            stemming: true,
+            ..Variant::NONE
+        },
         all,
         Variant {
             name: "all but equal fusion",
@@ -235,13 +248,21 @@ pub fn variants() -> Vec<Variant> {
             scope: false,
             ..all
         },
+        Variant {
+            name: "all but stemming",
+            stemming: false,
+            ..all
+        },
     ]
 }
 
 /// A conversation loaded into a store: turns with their real times, user and thread.
 pub struct Loaded {
     pub name: String,
+    /// The default store (stemmed terms).
     pub store: Store,
+    /// The same turns in a store without stemming, for the variants without it.
+    pub exact: Store,
     pub turns: Vec<Turn>,
     pub questions: Vec<Question>,
 }
@@ -254,6 +275,8 @@ pub fn load(convs: &[Conversation]) -> Result<Vec<Loaded>, String> {
             let turns: Vec<Turn> = parse(&conv.turns_jsonl)?;
             let questions: Vec<Question> = parse(&conv.questions_jsonl)?;
             let mut store = Store::new();
+            let mut exact = Store::new();
+            exact.set_stemming(false);
             for t in &turns {
                 let turn = NewTurn {
                     id: Some(t.id.clone()),
@@ -265,11 +288,13 @@ pub fn load(convs: &[Conversation]) -> Result<Vec<Loaded>, String> {
                     embedding: Some(t.embedding.clone()),
                     ..Default::default()
                 };
+                exact.add_turn(turn.clone()).map_err(|e| e.to_string())?;
                 store.add_turn(turn).map_err(|e| e.to_string())?;
             }
             Ok(Loaded {
                 name: conv.name.clone(),
                 store,
+                exact,
                 turns,
                 questions,
             })
@@ -364,12 +389,13 @@ pub fn evaluate_variants(
         for (mode_name, mode) in MODES {
             let mut ranked = Vec::new();
             for l in loaded {
+                let store = if v.stemming { &l.store } else { &l.exact };
                 let mut per = Vec::new();
                 for q in &l.questions {
                     let mut at_k = Vec::new();
                     for k in KS {
                         let query = v.query(&q.question, &q.embedding, mode, k);
-                        let hits = l.store.search(&query).map_err(|e| e.to_string())?;
+                        let hits = store.search(&query).map_err(|e| e.to_string())?;
                         at_k.push(hits.into_iter().map(|h| h.id).collect());
                     }
                     per.push(at_k);
@@ -388,7 +414,7 @@ pub fn evaluate(convs: &[Conversation]) -> Result<Vec<Recall>, String> {
     let loaded = load(convs)?;
     let all = variants()
         .into_iter()
-        .filter(|v| v.name == "all (default)")
+        .filter(|v| v.name == DEFAULT)
         .collect::<Vec<_>>();
     Ok(evaluate_variants(&loaded, &all)?
         .into_iter()

@@ -104,3 +104,20 @@ pub fn categories(rows: &[VariantRecall], mode: &str) -> String {
     }
     s
 }
+
+/// R@5..R@50 per conversation, for the variants named in `names`, in every mode.
+pub fn conversations(rows: &[VariantRecall], names: &[&str]) -> String {
+    let mut s = String::from(
+        "| technique | mode | conversation | questions | R@5 | R@10 | R@25 | R@50 |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows.iter().filter(|r| names.contains(&r.variant.as_str())) {
+        for (c, x) in &r.conversations {
+            s.push_str(&format!(
+                "| {} | {} | {c} | {} | {:.3} | {:.3} | {:.3} | {:.3} |\n",
+                r.variant, r.mode, x.questions, x.r5, x.r10, x.r25, x.r50
+            ));
+        }
+    }
+    s
+}

@@ -130,19 +130,23 @@ fn recall_row(name: &str, evidence: &[Vec<String>], ranked: &[Vec<Vec<String>>])
 pub fn evaluate() -> Result<Vec<Recall>, String> {
     let turns: Vec<Turn> = parse(TURNS_JSONL)?;
     let questions: Vec<Question> = parse(QUESTIONS_JSONL)?;
-    let mut store = Store::new();
-    store.set_auto_embed(true);
-    for t in &turns {
-        store
-            .add_turn(NewTurn {
-                id: Some(t.id.clone()),
-                thread: t.thread.clone(),
-                user: t.user.clone(),
-                created_at: iso_ms(&t.created_at).ok_or("bad created_at")?,
-                input: t.text.clone(),
-                ..Default::default()
-            })
-            .map_err(|e| e.to_string())?;
+    // The default store, and one without stemming for the variants without it.
+    let mut stores = [Store::new(), Store::new()];
+    stores[1].set_stemming(false);
+    for store in &mut stores {
+        store.set_auto_embed(true);
+        for t in &turns {
+            store
+                .add_turn(NewTurn {
+                    id: Some(t.id.clone()),
+                    thread: t.thread.clone(),
+                    user: t.user.clone(),
+                    created_at: iso_ms(&t.created_at).ok_or("bad created_at")?,
+                    input: t.text.clone(),
+                    ..Default::default()
+                })
+                .map_err(|e| e.to_string())?;
+        }
     }
     let evidence: Vec<Vec<String>> = questions.iter().map(|q| q.evidence.clone()).collect();
     let docs: Vec<(String, Vec<String>)> = turns
@@ -157,8 +161,9 @@ pub fn evaluate() -> Result<Vec<Recall>, String> {
     let variants = crate::locomo::variants();
     for v in variants
         .iter()
-        .filter(|v| v.name.starts_with("before") || v.name == "all (default)")
+        .filter(|v| v.name == crate::locomo::BEFORE || v.name == crate::locomo::DEFAULT)
     {
+        let store = &stores[usize::from(!v.stemming)];
         for (mode_name, mode) in [("bm25", SearchMode::Bm25), ("hybrid", SearchMode::Hybrid)] {
             let mut ranked = Vec::new();
             for q in &questions {

@@ -10,8 +10,13 @@
 //!    one character gives a unigram. So "记忆系统" is indexed as 记忆, 忆系, 系统 and matches
 //!    queries for "记忆" and for "系统".
 //!
-//! Other words are terms as they are: no stemming and no stop words (BM25's IDF weighs common
-//! words down). Terms longer than [`MAX_TERM_BYTES`] are dropped.
+//! Other words are terms as they are, with no stop words (BM25's IDF weighs common words down).
+//! Terms longer than [`MAX_TERM_BYTES`] are dropped.
+//!
+//! The full-text index and its queries go one step further ([`analyze_index`]): English
+//! inflections are folded by a light stemmer ([`stem`]), so "camped", "camping" and "camps"
+//! are one term, `camp`, on both sides. [`analyze`] itself stays unstemmed: the built-in
+//! embedder hashes its terms, and its vectors must not change.
 
 use core::ops::Range;
 use std::string::String;
@@ -115,6 +120,79 @@ fn flush_run(run: &mut Vec<(char, Range<usize>)>, emit: &mut impl FnMut(&str, Ra
     run.clear();
 }
 
+/// The light English stemmer of the full-text index: folds the inflections of a term (plural
+/// and third-person `-s`, `-es`, `-ies`; past `-ed`, `-ied`; `-ing`), so that the forms of
+/// one word meet. Returns the stem as a prefix of `term` and a suffix to append (`""` or
+/// `"y"`); the term itself when it is not a lower-case ASCII word of 4 letters or more.
+///
+/// The rules, in order; each strips only when at least 3 letters with a vowel remain:
+/// 1. `-ies`, `-ied` become `-y` (`cities`, `tried`: `city`, `try`);
+/// 2. else `-ing` or `-ed` (not `-eed`: `need`, `speed`) go, and a doubled final consonant
+///    other than `l`, `s`, `z` is undoubled (`running`: `run`; `falling`: `fall`);
+/// 3. else a final `-s` goes, but not from `-ss`, `-us`, `-is` (`class`, `bus`, `this`);
+/// 4. then a final `-e` goes when 3 letters remain, so `dance`, `dances`, `danced` and
+///    `dancing` all give `danc`.
+///
+/// It is not Porter's algorithm: derivations (`-ness`, `-ly`, `-er`) are left alone, and an
+/// occasional clash (`news` and `new`) costs a little precision, which the other signals and
+/// BM25's IDF absorb. Words of other languages in Latin script are folded the same way on both
+/// sides, so they still match themselves; CJK terms, digits and mixed words are untouched.
+pub fn stem(term: &str) -> (&str, &'static str) {
+    let b = term.as_bytes();
+    if b.len() < 4 || !b.iter().all(u8::is_ascii_lowercase) {
+        return (term, "");
+    }
+    let vowel = |c: &u8| matches!(c, b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
+    let keeps = |n: usize| n >= 3 && b[..n].iter().any(vowel);
+    let n = b.len();
+    if (b.ends_with(b"ies") || b.ends_with(b"ied")) && n >= 5 {
+        return (&term[..n - 3], "y");
+    }
+    let mut end = n;
+    let suffix = if b.ends_with(b"ing") {
+        3
+    } else if b.ends_with(b"ed") && !b.ends_with(b"eed") {
+        2
+    } else {
+        0
+    };
+    if suffix > 0 && keeps(n - suffix) {
+        end = n - suffix;
+        let last = b[end - 1];
+        if end >= 4 && last == b[end - 2] && !vowel(&last) && !matches!(last, b'l' | b's' | b'z') {
+            end -= 1;
+        }
+    } else if suffix == 0
+        && b.ends_with(b"s")
+        && !(b.ends_with(b"ss") || b.ends_with(b"us") || b.ends_with(b"is"))
+        && keeps(n - 1)
+    {
+        end = n - 1;
+    }
+    if end >= 4 && b[end - 1] == b'e' {
+        end -= 1;
+    }
+    (&term[..end], "")
+}
+
+/// The terms of the full-text index: those of [`analyze`], each through [`stem`] when `stem`
+/// is set (the default of an index). Spans are those of [`analyze`].
+pub fn analyze_index(text: &str, stem: bool, mut emit: impl FnMut(&str, Range<usize>)) {
+    if !stem {
+        return analyze(text, emit);
+    }
+    let mut buf = String::new();
+    analyze(text, |term, span| match self::stem(term) {
+        (root, "") => emit(root, span),
+        (root, suffix) => {
+            buf.clear();
+            buf.push_str(root);
+            buf.push_str(suffix);
+            emit(&buf, span);
+        }
+    })
+}
+
 /// The terms of `text` with their spans, collected.
 pub fn tokens(text: &str) -> Vec<Token> {
     let mut out = Vec::new();
@@ -156,6 +234,74 @@ mod tests {
         );
         assert_eq!(terms("メモリ"), ["メモ", "モリ"]);
         assert_eq!(terms("기억 시스템"), ["기억", "시스", "스템"]);
+    }
+
+    #[test]
+    fn the_stemmer_folds_inflections() {
+        let st = |w: &str| {
+            let (root, suffix) = stem(w);
+            format!("{root}{suffix}")
+        };
+        for (words, root) in [
+            (&["camp", "camps", "camped", "camping"][..], "camp"),
+            (&["dance", "dances", "danced", "dancing"], "danc"),
+            (&["paint", "paints", "painted", "painting"], "paint"),
+            (&["run", "runs", "running"], "run"),
+            (&["city", "cities"], "city"),
+            (&["try", "tries", "tried"], "try"),
+            (&["hike", "hikes", "hiked", "hiking"], "hik"),
+            (&["box", "boxes"], "box"),
+            (&["class", "classes"], "class"),
+            (&["kid", "kids"], "kid"),
+            (&["fall", "falls", "falling"], "fall"),
+        ] {
+            for w in words {
+                assert_eq!(st(w), root, "{w}");
+            }
+        }
+        // Short words, -ss/-us/-is, -eed, stems without a vowel, and non-ASCII or mixed
+        // terms are kept.
+        for w in [
+            "is", "was", "bus", "this", "need", "speed", "thing", "string", "记忆", "café", "mp3s",
+        ] {
+            assert_eq!(st(w), w);
+        }
+    }
+
+    #[test]
+    fn the_index_analysis_stems_only_when_asked() {
+        let collect = |stem: bool| {
+            let mut out = Vec::new();
+            analyze_index("Camping trips! 记忆系统 cities", stem, |t, _| {
+                out.push(t.to_string())
+            });
+            out
+        };
+        assert_eq!(collect(false), terms("Camping trips! 记忆系统 cities"));
+        assert_eq!(
+            collect(true),
+            ["camp", "trip", "记忆", "忆系", "系统", "city"]
+        );
+    }
+
+    proptest::proptest! {
+        /// On any text the index analysis gives one term per analyzer term, at the same
+        /// span: the term itself, a prefix of it, or a prefix and `y`, never empty.
+        #[test]
+        fn stemming_keeps_terms_and_spans(
+            text in "(\\PC{0,12}|[a-z]{1,12}(ies|ied|ing|ed|es|s|e)?)( [a-zA-Z'é记]{0,12}){0,6}"
+        ) {
+            let plain = tokens(&text);
+            let mut stemmed = Vec::new();
+            analyze_index(&text, true, |t, span| stemmed.push((t.to_string(), span)));
+            proptest::prop_assert_eq!(plain.len(), stemmed.len());
+            for (p, (t, span)) in plain.iter().zip(&stemmed) {
+                proptest::prop_assert_eq!(&p.span, span);
+                let root = t.strip_suffix('y').filter(|_| !p.term.starts_with(t.as_str()));
+                let root = root.unwrap_or(t);
+                proptest::prop_assert!(!t.is_empty() && p.term.starts_with(root), "{} {}", p.term, t);
+            }
+        }
     }
 
     #[test]

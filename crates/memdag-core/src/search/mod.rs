@@ -6,7 +6,7 @@
 //!
 //! The [`Store`] owns one [`SearchIndex`], updated by every add, delete and compact change:
 //! - [`postings`]: the inverted index, scored with BM25F ([`bm25`]) over terms from the
-//!   CJK-aware [`analyzer`];
+//!   CJK-aware [`analyzer`], with English inflections folded by its light stemmer;
 //! - [`vectors`]: the store's vectors, normalized, in an incremental [`hnsw`] graph whose links
 //!   are persisted (see [`persist`]), so opening a stored memory never rebuilds the graph;
 //! - [`embed`]: the built-in lexical embedder, used when the host gives no vectors and

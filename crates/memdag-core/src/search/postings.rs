@@ -14,13 +14,17 @@
 //! Each record's derived keys ([`super::keys`]) have postings of their own, one list per term
 //! beside the term's raw postings, so a query that matches no key costs what it did before.
 //! A query may drop its stop words first ([`super::stopwords`]).
+//!
+//! Terms are stemmed ([`super::analyzer::stem`]) on both sides, in the records' fields, their
+//! keys and the query, unless the index was set to exact terms before its first record
+//! ([`InvertedIndex::set_stemming`]).
 
 use std::collections::HashMap;
 use std::string::String;
 use std::sync::Mutex;
 use std::vec::Vec;
 
-use super::analyzer::analyze;
+use super::analyzer::{analyze, analyze_index, stem};
 use super::bm25::{Bm25Params, Bm25Weight, Field, FIELDS};
 use super::keys::derived_keys;
 use super::stopwords::significant;
@@ -38,7 +42,8 @@ pub struct Posting {
 /// The version of what [`InvertedIndex::analysis`] computes. Bump it with any change to the
 /// analyzer, the fields or the derived keys: a store keeps the analyses of its records, and on
 /// opening, analyses of another version are ignored and their records analyzed again.
-pub const ANALYSIS_VERSION: u8 = 1;
+/// Version 2: terms are stemmed.
+pub const ANALYSIS_VERSION: u8 = 2;
 
 /// A record's analysis: what [`InvertedIndex::add`] derives from it, with terms as text.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -108,6 +113,8 @@ pub struct InvertedIndex {
     keys_total: u64,
     /// Reused by [`InvertedIndex::search`] so a query allocates nothing of its size.
     scratch: Mutex<Scratch>,
+    /// Terms are indexed and asked for as they are, without stemming (off by default).
+    exact: bool,
 }
 
 /// The per-query buffers of a search, kept between queries.
@@ -141,6 +148,22 @@ impl InvertedIndex {
     /// Number of indexed documents.
     pub fn docs(&self) -> u32 {
         self.docs
+    }
+
+    /// Whether terms are stemmed (the default).
+    pub fn stemming(&self) -> bool {
+        !self.exact
+    }
+
+    /// Turns stemming on or off. Only an index that never held a record can change: returns
+    /// whether it did. The setting lives in memory only (a reopened store stems, and the
+    /// analyses a store writes are always stemmed): it exists to measure what stemming adds.
+    pub fn set_stemming(&mut self, on: bool) -> bool {
+        if !self.postings.is_empty() || self.docs > 0 {
+            return false;
+        }
+        self.exact = !on;
+        true
     }
 
     /// Number of distinct terms ever seen.
@@ -197,8 +220,9 @@ impl InvertedIndex {
     fn analyze_record(&mut self, record: &Record, intern: bool) -> (Vec<(u32, u8)>, [u32; FIELDS]) {
         let mut occ = Vec::new();
         let mut len = [0u32; FIELDS];
+        let stem = !self.exact;
         for_each_field(record, |field, text| {
-            analyze(text, |term, _| {
+            analyze_index(text, stem, |term, _| {
                 len[field as usize] += 1;
                 if let Some(id) = self.term_id(term, intern) {
                     occ.push((id, field as u8));
@@ -214,7 +238,7 @@ impl InvertedIndex {
     fn analyze_keys(&mut self, record: &Record, intern: bool) -> (Vec<(u32, u8)>, u32) {
         let mut ids = Vec::new();
         let mut len = 0u32;
-        analyze(&derived_keys(record), |term, _| {
+        analyze_index(&derived_keys(record), !self.exact, |term, _| {
             len += 1;
             if let Some(id) = self.term_id(term, intern) {
                 ids.push(id);
@@ -306,12 +330,13 @@ impl InvertedIndex {
     }
 
     /// What [`InvertedIndex::add`] derives from a record, with terms as text: stored beside
-    /// the record so that opening a store need not analyze it again.
+    /// the record so that opening a store need not analyze it again. Terms are stemmed (the
+    /// analysis of a default index).
     pub fn analysis(record: &Record) -> Analysis {
         let mut terms: std::collections::BTreeMap<String, [u8; FIELDS]> = Default::default();
         let mut lens = [0u32; FIELDS];
         for_each_field(record, |field, text| {
-            analyze(text, |term, _| {
+            analyze_index(text, true, |term, _| {
                 lens[field as usize] += 1;
                 let tf = terms.entry(term.into()).or_default();
                 tf[field as usize] = tf[field as usize].saturating_add(1);
@@ -319,7 +344,7 @@ impl InvertedIndex {
         });
         let mut keys: std::collections::BTreeMap<String, u8> = Default::default();
         let mut keys_len = 0u32;
-        analyze(&derived_keys(record), |term, _| {
+        analyze_index(&derived_keys(record), true, |term, _| {
             keys_len += 1;
             let tf = keys.entry(term.into()).or_default();
             *tf = tf.saturating_add(1);
@@ -367,7 +392,8 @@ impl InvertedIndex {
     }
 
     /// Analyzes query text into known terms; unknown terms cannot match and are dropped.
-    /// With `drop_stopwords`, stop words go first (unless the query has nothing else).
+    /// With `drop_stopwords`, stop words go first (unless the query has nothing else); then
+    /// the rest are stemmed as the index's terms are.
     pub fn query(&self, text: &str, drop_stopwords: bool) -> TermQuery {
         let mut analyzed: Vec<String> = Vec::new();
         analyze(text, |term, _| analyzed.push(term.into()));
@@ -378,7 +404,18 @@ impl InvertedIndex {
             all
         };
         let mut terms: Vec<(u32, f32)> = Vec::new();
+        let mut buf = String::new();
         for term in wanted {
+            let term = match (self.exact, stem(term)) {
+                (true, _) => term,
+                (false, (root, "")) => root,
+                (false, (root, suffix)) => {
+                    buf.clear();
+                    buf.push_str(root);
+                    buf.push_str(suffix);
+                    &buf
+                }
+            };
             if let Some(&id) = self.terms.get(term) {
                 match terms.iter_mut().find(|(t, _)| *t == id) {
                     Some((_, n)) => *n += 1.0,

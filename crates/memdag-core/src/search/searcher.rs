@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::format;
 use std::vec::Vec;
 
-use super::analyzer::terms;
+use super::analyzer::analyze_index;
 use super::embed::{embed, BUILTIN_DIMENSION};
 use super::filter::Compiled;
 use super::query::{
@@ -270,11 +270,13 @@ impl Store {
                 top.push(slot, s);
             }
         }
-        let wanted: BTreeSet<std::string::String> = if q.snippets {
-            terms(&q.text).into_iter().collect()
-        } else {
-            BTreeSet::new()
-        };
+        let stem = index.text.stemming();
+        let mut wanted: BTreeSet<std::string::String> = BTreeSet::new();
+        if q.snippets {
+            analyze_index(&q.text, stem, |term, _| {
+                wanted.insert(term.into());
+            });
+        }
         let mut seen = BTreeSet::new();
         let mut hits = Vec::with_capacity(q.k);
         for s in top.into_sorted() {
@@ -295,7 +297,7 @@ impl Store {
                 bm25: c.bm25,
                 vector: c.vector,
                 snippet: if q.snippets {
-                    snippet(r, &wanted)
+                    snippet(r, &wanted, stem)
                 } else {
                     std::string::String::new()
                 },
@@ -312,6 +314,13 @@ impl Store {
     /// Turns the built-in embedder on or off; see [`crate::search::SearchIndex::set_auto_embed`].
     pub fn set_auto_embed(&mut self, on: bool) {
         self.search.set_auto_embed(on);
+    }
+
+    /// Turns stemming of the full-text index on (the default) or off; see
+    /// [`crate::search::postings::InvertedIndex::set_stemming`]. Only a store that never held
+    /// a record can change; returns whether it did.
+    pub fn set_stemming(&mut self, on: bool) -> bool {
+        self.search.text.set_stemming(on)
     }
 
     /// The search indexes of this store.

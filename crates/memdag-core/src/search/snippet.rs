@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::string::String;
 use std::vec::Vec;
 
-use super::analyzer::analyze;
+use super::analyzer::analyze_index;
 use crate::record::Record;
 
 /// Target length of a snippet, in bytes of the original text.
@@ -19,8 +19,9 @@ const LEAD: usize = 40;
 pub const MARK_OPEN: &str = "«";
 pub const MARK_CLOSE: &str = "»";
 
-/// The snippet of `record` for the analyzed query `terms`.
-pub fn snippet(record: &Record, terms: &BTreeSet<String>) -> String {
+/// The snippet of `record` for the analyzed query `terms` (stemmed when `stem` is set, as
+/// the index's terms are).
+pub fn snippet(record: &Record, terms: &BTreeSet<String>, stem: bool) -> String {
     let mut texts: Vec<&str> = vec![&record.input, &record.output];
     if let Some(c) = &record.compact {
         texts.push(&c.summary);
@@ -31,7 +32,7 @@ pub fn snippet(record: &Record, terms: &BTreeSet<String>) -> String {
         for &t in &texts {
             // Terms are looked up as they come, with no allocation per token.
             let mut hits = Vec::new();
-            analyze(t, |term, span| {
+            analyze_index(t, stem, |term, span| {
                 if terms.contains(term) {
                     hits.push(span);
                 }
@@ -139,13 +140,26 @@ mod tests {
     fn marks_terms_and_merges_cjk_bigrams() {
         let terms: BTreeSet<String> = ["deploy".to_string()].into();
         assert_eq!(
-            snippet(&rec("The Deploy failed"), &terms),
+            snippet(&rec("The Deploy failed"), &terms, true),
             "The «Deploy» failed"
         );
         let terms: BTreeSet<String> = ["记忆".to_string(), "忆系".to_string()].into();
-        assert_eq!(snippet(&rec("我的记忆系统"), &terms), "我的«记忆系»统");
+        assert_eq!(
+            snippet(&rec("我的记忆系统"), &terms, true),
+            "我的«记忆系»统"
+        );
         let long = format!("{} needle end", "word ".repeat(100));
-        let s = snippet(&rec(&long), &["needle".to_string()].into());
+        let s = snippet(&rec(&long), &["needle".to_string()].into(), false);
         assert!(s.starts_with('…') && s.contains("«needle»"), "{s}");
+    }
+
+    #[test]
+    fn stemmed_terms_mark_every_form_of_the_word() {
+        let terms: BTreeSet<String> = ["camp".to_string()].into();
+        assert_eq!(
+            snippet(&rec("We camped, and camping was fun"), &terms, true),
+            "We «camped», and «camping» was fun"
+        );
+        assert_eq!(snippet(&rec("We camped"), &terms, false), "We camped");
     }
 }

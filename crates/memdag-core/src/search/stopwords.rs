@@ -12,7 +12,8 @@
 //! Content words are never on it, nor are words that double as content: `may` (the month),
 //! `like`, `well`. Other scripts are untouched: a
 //! CJK bigram is never a stop word. A query made only of stop words keeps them all, so
-//! "what is it" still finds something.
+//! "what is it" still finds something. Stop words are matched before stemming
+//! ([`super::analyzer::stem`]), in the analyzer's plain form.
 
 /// Sorted, lower-case: the analyzer's output form.
 const STOPWORDS: [&str; 114] = [
