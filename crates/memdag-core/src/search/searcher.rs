@@ -122,7 +122,7 @@ impl Store {
                 score: 1.0,
                 kind: r.item.as_ref().map(|m| m.kind),
                 snippet: if q.snippets {
-                    snippet(r, &BTreeSet::new())
+                    snippet(r, &BTreeSet::new(), self.search.text.stemming())
                 } else {
                     std::string::String::new()
                 },
