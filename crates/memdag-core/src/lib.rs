@@ -13,6 +13,7 @@
 extern crate alloc;
 
 pub mod blob;
+pub mod cite;
 pub mod dag;
 pub mod dirty;
 pub mod envelope;
@@ -22,6 +23,7 @@ pub mod item;
 pub mod keys;
 pub mod limits;
 pub mod record;
+#[cfg(feature = "std")]
 pub mod state;
 pub mod store;
 

@@ -44,6 +44,7 @@ pub struct Store {
     pub(crate) blobs: BTreeMap<String, String>,
     /// Named internal documents: a thread's working memory, the memory settings (see
     /// [`crate::state`]).
+    #[cfg(feature = "std")]
     pub(crate) state: BTreeMap<String, Vec<u8>>,
     /// How often recall returned each record; persisted as use counts.
     #[cfg(feature = "std")]
@@ -355,6 +356,7 @@ impl Store {
     }
 
     /// Adds the DAG edges from `id` to `parents`, which its record already names.
+    #[cfg(feature = "std")]
     pub(crate) fn link_parents(&mut self, id: &str, parents: &[String]) {
         self.dag.link(id, parents);
     }

@@ -255,3 +255,35 @@ fn limits_refuse_oversized_turns_and_change_nothing() {
         "a refused change keeps the old limits"
     );
 }
+
+#[test]
+fn cited_ids_are_found_in_a_reply_and_unknown_parents_can_be_dropped() {
+    use memdag_core::cite::AddOptions;
+    let mut store = Store::new();
+    store.add_turn(turn("a", "t", "hello", &[])).unwrap();
+    let mut bobs = turn("b", "t", "bob's", &[]);
+    bobs.user = "bob".into();
+    store.add_turn(bobs).unwrap();
+    let reply = "As noted in [a] and [ghost], and again [a]; see [b].\n[not closed";
+    assert_eq!(store.cited(reply, ""), ["a", "b"]);
+    assert_eq!(
+        store.cited(reply, "ada"),
+        ["a"],
+        "bob's record is not ada's to cite"
+    );
+    let t = turn("c", "t", "next", &["a", "ghost", "b"]);
+    assert_eq!(
+        store.add_turn(t.clone()).unwrap_err().code(),
+        "UNKNOWN_PARENT"
+    );
+    let added = store
+        .add_turn_with(
+            t,
+            AddOptions {
+                drop_unknown_parents: true,
+            },
+        )
+        .unwrap();
+    assert_eq!(added.record.parents, ["a", "b"]);
+    assert_eq!(added.dropped, ["ghost"]);
+}
