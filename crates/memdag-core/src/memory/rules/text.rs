@@ -79,8 +79,10 @@ pub fn sentences(text: &str) -> Vec<&str> {
             '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '；' | '…' => true,
             '.' => {
                 let word_start = text[..i]
-                    .rfind(|ch: char| !(ch.is_alphanumeric() || ch == '.'))
-                    .map_or(0, |p| p + 1);
+                    .char_indices()
+                    .rev()
+                    .find(|&(_, ch)| !(ch.is_alphanumeric() || ch == '.'))
+                    .map_or(0, |(p, ch)| p + ch.len_utf8());
                 let word = text[word_start..i].to_ascii_lowercase();
                 let next_is_digit = bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
                 !ABBREVIATIONS.contains(&word.as_str()) && !next_is_digit
