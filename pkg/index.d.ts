@@ -1,5 +1,9 @@
 // Type declarations of the memdag package (pkg/index.js). Property names are camelCase;
 // the Rust core's snake_case `created_at` is also accepted on input.
+//
+// Times are milliseconds since the Unix epoch. The core never reads a clock: wherever a time
+// is left out (`createdAt`, `at`, `now`), the JS face takes `Date.now()`. Pass it to pin it
+// (a replayed dataset, a test).
 
 /** One call in the tool-call loop of a turn. */
 export interface Step {
@@ -25,24 +29,39 @@ export interface CompactNode {
   sections: Section[];
 }
 
+/** A step of a new turn: only `tool` is required. */
+export interface NewStep {
+  tool: string;
+  /** Text, or any JSON value (kept as its JSON text). */
+  args?: unknown;
+  result?: string;
+  /** Default `true`: a step that says nothing about failing succeeded. */
+  ok?: boolean;
+}
+
 /**
- * A turn to add. Every field but `thread` is optional. Unknown properties are refused with
- * `INVALID_INPUT`, so a typo cannot silently drop a field.
+ * A turn to add: the one JSON turn shape of every memdag face. Every field but `thread` is
+ * optional; `undefined` and `null` read as absent. Unknown properties (in steps too) are
+ * refused with `INVALID_INPUT`, so a typo cannot silently drop a field.
  */
 export interface NewTurn {
   /** A caller-chosen id (1 to 256 bytes); when absent the store derives one. */
   id?: string | null;
   /** The conversation thread; must not be empty. */
   thread: string;
-  user?: string;
-  /** Milliseconds since the Unix epoch, e.g. `Date.now()`. The core never reads a clock. */
-  createdAt?: number;
-  input?: string;
-  output?: string;
-  steps?: Partial<Step>[];
+  user?: string | null;
+  /** Milliseconds since the Unix epoch or an ISO 8601 text; default `Date.now()`. */
+  createdAt?: number | string | null;
+  /** The snake_case spelling of `createdAt`. */
+  created_at?: number | string | null;
+  input?: string | null;
+  /** An alias of `input` (dialogue datasets write it so). */
+  text?: string | null;
+  output?: string | null;
+  steps?: NewStep[] | null;
   /** Ids of earlier records this turn used. Each must exist, or `UNKNOWN_PARENT` is thrown. */
-  parents?: string[];
-  tags?: string[];
+  parents?: string[] | null;
+  tags?: string[] | null;
   /** How much the turn matters, 0 to 1 (default 0.5). */
   importance?: number | null;
   compact?: CompactNode | null;
@@ -145,6 +164,8 @@ export interface Forgotten {
   records: string[];
   /** The removed blobs' ids. */
   blobs: string[];
+  /** The threads whose working memory was the user's and was removed. */
+  work: string[];
 }
 
 /**
@@ -239,8 +260,16 @@ export class Memory {
   requeue(changes: Iterable<Change>): void;
   /** Every stored key and value: a full export. */
   snapshot(): Entry[];
-  /** Searches: BM25, vector or hybrid (default), filters inside. Throws `INVALID_INPUT`. */
+  /** Whether there are changes `takeChanges` has not taken yet. */
+  readonly hasChanges: boolean;
+  /**
+   * Searches: BM25, vector or hybrid (default), filters inside. `now` defaults to
+   * `Date.now()`: a time expression in the text ("last week", "上周") filters by the range it
+   * names (`time: 'off'` reads it as words), and expired items leave. Throws `INVALID_INPUT`.
+   */
   search(query: SearchQuery): SearchHit[];
+  /** `search`, with the time range understood in the text. */
+  searchFull(query: SearchQuery): SearchResults;
   /** Regular-expression search over raw logs; offsets are UTF-16 into the field's text. */
   grep(query: GrepQuery): GrepMatch[];
   /** The memory block for a new turn, counting an access per record returned. */
@@ -295,6 +324,11 @@ export class Memory {
 /** Which signals rank search hits. */
 export type SearchMode = 'bm25' | 'vector' | 'hybrid';
 
+/** What a long-term memory item is about. */
+export type ItemKind = 'personal' | 'procedural' | 'tool' | 'fact';
+/** Where an item is in its life. */
+export type ItemStatus = 'active' | 'superseded' | 'deleted' | 'expired';
+
 /** Conditions a hit must meet; applied before the top `k` are taken. */
 export interface SearchFilter {
   thread?: string | null;
@@ -307,6 +341,14 @@ export interface SearchFilter {
   until?: number | null;
   /** Only these ids. */
   ids?: string[] | null;
+  /** Turns, long-term memory items, or both (default). */
+  scope?: 'all' | 'turns' | 'items';
+  /** Only items of these kinds (so no turns). */
+  kinds?: ItemKind[];
+  /** Items of these statuses; empty: active items only. */
+  statuses?: ItemStatus[];
+  /** Items past their time to live at this time leave; default: the query's `now`. */
+  now?: number | null;
 }
 
 /** A search query; every field is optional but `text` or `embedding`. */
@@ -335,6 +377,13 @@ export interface SearchQuery {
   bm25?: { k1?: number; b?: number; weights?: { input?: number; output?: number; compact?: number; steps?: number; keys?: number } };
   ef?: number | null;
   snippets?: boolean;
+  /** The clock relative dates in `text` resolve against; default `Date.now()`. */
+  now?: number | null;
+  /** Minutes east of UTC for the days of time expressions (default 0). */
+  offsetMinutes?: number;
+  /** What a time expression in `text` does: keep to its range (default), rank it higher, or
+   * nothing. */
+  time?: 'filter' | 'boost' | 'off';
 }
 
 /** One search hit. */
@@ -345,6 +394,29 @@ export interface SearchHit {
   vector: number | null;
   /** An excerpt with matched terms marked «like this». */
   snippet: string;
+  /** The kind of a long-term memory item; `null` for a turn. */
+  kind: ItemKind | null;
+}
+
+/** A time expression found in a query and the range it names. */
+export interface TimeExpr {
+  /** Start of the range, inclusive (ms). */
+  since: number;
+  /** End of the range, exclusive (ms). */
+  until: number;
+  /** The expression as it appears in the text: `text.slice(start, end)`. */
+  matched: string;
+  /** UTF-16 offsets into the query text. */
+  start: number;
+  end: number;
+  grain: 'day' | 'week' | 'month' | 'year' | 'span';
+}
+
+/** The answer of `searchFull`. */
+export interface SearchResults {
+  hits: SearchHit[];
+  /** The range a time expression in the text named, or `null`. */
+  time: TimeExpr | null;
 }
 
 /** A regular-expression query over raw logs. */
@@ -383,23 +455,32 @@ export interface RecallQuery {
   /** Default 2,000; the block never exceeds it. */
   budgetTokens?: number;
   encoding?: Encoding;
+  /** For recency, expiry and relative dates in the query; default `Date.now()`. */
   now?: number | null;
   halfLifeMs?: number;
   threadLimit?: number;
   userLimit?: number;
   matchLimit?: number;
   matchUserOnly?: boolean;
+  /** Only records created at or after this time (ms) ... */
+  since?: number | null;
+  /** ... and before this one. */
+  until?: number | null;
+  /** Long-term memory items considered for the known section (default 8). */
+  knownLimit?: number;
+  /** Token cap of the working memory at the top of the block (default 300; 0 leaves it out). */
+  workTokens?: number;
   ancestorDepth?: number;
   ancestorLimit?: number;
   itemTokens?: number;
   rawItemTokens?: number;
-  weights?: Partial<Record<'recency' | 'importance' | 'access' | 'relevance' | 'thread' | 'user' | 'matched' | 'ancestor', number>>;
+  weights?: Partial<Record<'recency' | 'importance' | 'access' | 'relevance' | 'known' | 'thread' | 'user' | 'matched' | 'ancestor', number>>;
 }
 
-/** One recalled record. */
+/** One recalled record: a turn, or a long-term memory item (section `known`). */
 export interface RecallItem {
   id: string;
-  section: 'thread' | 'user' | 'match' | 'ancestor';
+  section: 'known' | 'thread' | 'user' | 'match' | 'ancestor';
   score: number;
   text: string;
   tokens: number;
@@ -414,7 +495,12 @@ export interface Recall {
   /** Tokens of `block`, at most the budget. */
   tokens: number;
   omitted: number;
+  /** The thread's working memory as the block shows it first, or `null`. */
+  working: string | null;
 }
+
+/** The text recall matches (its keywords, then its query text): what a host embeds. */
+export function recallMatchText(query: RecallQuery): string;
 
 /** A chat message for the context tools. */
 export interface Message {
@@ -636,12 +722,13 @@ export class PersistentMemory extends EventTarget {
   /** Deletes a record; resolves with it once the deletion is durable (rejects like `add`). */
   delete(id: string): Promise<MemoryRecord>;
   search(query: SearchQuery): SearchHit[];
+  searchFull(query: SearchQuery): SearchResults;
   /** `search` with the query embedded by the host's `embed`. */
   searchAsync(query: SearchQuery): Promise<SearchHit[]>;
   grep(query: GrepQuery): GrepMatch[];
   recall(query: RecallQuery): Recall;
   recallView(query: RecallQuery): Recall;
-  /** `recall` with the query embedded by the host's `embed`. */
+  /** `recall` with its match text (`recallMatchText`) embedded by the host's `embed`. */
   recallAsync(query: RecallQuery): Promise<Recall>;
   accessCount(id: string): number;
   compactionPrompt(id: string, previous?: CompactNode | null): string;

@@ -39,7 +39,7 @@
 // as raw bytes) the core seals every value it writes and opens every value it loads, exports
 // included; the flush counter `sync/generation` stays plain. The key is kept in this object
 // for reloads; a missing or wrong key rejects `open` with `LOCKED`.
-import { IndexedDbStorage, Memory } from './dist/memdag_wasm.js';
+import { IndexedDbStorage, Memory, recallMatchText } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
 import { decodeExport, encodeExport } from './export.js';
 import { EmbedBatcher, completeChecked, turnText } from './host.js';
@@ -55,7 +55,7 @@ const encodeGeneration = (n) => new TextEncoder().encode(String(n));
 /** Sync methods passed straight to the core. */
 const READS = [
   'get', 'recent', 'byUser', 'ancestors', 'descendants', 'children', 'threads', 'users', 'search',
-  'grep', 'recall', 'recallView', 'accessCount', 'compactionPrompt', 'blob', 'blobIds', 'snapshot',
+  'searchFull', 'grep', 'recall', 'recallView', 'accessCount', 'compactionPrompt', 'blob', 'blobIds', 'snapshot',
   '__trapForTests',
 ];
 
@@ -107,6 +107,12 @@ async function readStore(storage, key) {
     }
   }
   return storage.loadRange('');
+}
+
+/** A journaled turn: as added, with the id and time the core gave it, so a replay after a
+ * rebase adds the same record (a turn without `createdAt` took the host clock once). */
+function replayable(turn, record) {
+  return { ...turn, id: record.id, createdAt: record.createdAt };
 }
 
 /** The raw bytes of an encryption key: a Uint8Array as it is, or an extractable CryptoKey. */
@@ -290,7 +296,7 @@ export class PersistentMemory extends EventTarget {
   /** Adds a turn now (sync, no host embedder); it persists at the next flush. See `add`. */
   addTurn(turn) {
     const record = this.#core.addTurn(turn);
-    this.#record('addTurn', [{ ...turn, id: record.id }]);
+    this.#record('addTurn', [replayable(turn, record)]);
     return record;
   }
 
@@ -300,7 +306,7 @@ export class PersistentMemory extends EventTarget {
     let t = turn;
     if (this.#embedder && turn?.embedding == null) t = { ...turn, embedding: await this.#embedder.one(turnText(turn)) };
     const record = this.#core.addTurn(t);
-    return this.#durable([this.#record('addTurn', [{ ...t, id: record.id }])], record);
+    return this.#durable([this.#record('addTurn', [replayable(t, record)])], record);
   }
 
   /** Adds turns in order with one `embed` call for all of them; resolves once all are durable
@@ -315,7 +321,7 @@ export class PersistentMemory extends EventTarget {
     const records = list.map((t) => {
       const turn = this.#embedder && t?.embedding == null ? { ...t, embedding: vectors[v++] } : t;
       const record = this.#core.addTurn(turn);
-      entries.push(this.#record('addTurn', [{ ...turn, id: record.id }]));
+      entries.push(this.#record('addTurn', [replayable(turn, record)]));
       return record;
     });
     return this.#durable(entries, records);
@@ -336,9 +342,10 @@ export class PersistentMemory extends EventTarget {
     return this.#core.search(query);
   }
 
-  /** `recall`, embedding the query text and keywords with the host's `embed`. */
+  /** `recall`, embedding the text recall matches (the core's rule: keywords, then the query
+   * text) with the host's `embed`. */
   async recallAsync(query) {
-    const text = [query?.queryText ?? '', ...(query?.keywords ?? [])].join(' ').trim();
+    const text = query == null ? '' : recallMatchText(query).trim();
     if (this.#embedder && query?.embedding == null && text) {
       query = { ...query, embedding: await this.#embedder.one(text) };
     }

@@ -129,3 +129,27 @@ async function asyncUsage(): Promise<void> {
 }
 
 export { asyncUsage };
+
+// Turns in the one JSON shape; search with time; recall's known section and working memory.
+import { recallMatchText, type SearchResults, type TimeExpr } from '../../pkg/index.js';
+
+function timeUsage(): void {
+  const m = new Memory();
+  m.addTurn({ thread: 't', createdAt: '2024-05-08T13:56:00Z', text: 'hi', steps: [{ tool: 'x', args: { q: 1 } }] });
+  m.addTurn({ thread: 't', created_at: 5, user: null, steps: null });
+  const full: SearchResults = m.searchFull({ text: 'deploy last week', now: Date.now(), offsetMinutes: 60, time: 'boost' });
+  const range: TimeExpr | null = full.time;
+  const kinds = m.search({ text: 'x', filter: { scope: 'items', kinds: ['personal'], statuses: ['active'], now: 1 } }).map((h) => h.kind);
+  const r = m.recall({ thread: 't', knownLimit: 4, workTokens: 100, since: 0, until: 10, weights: { known: 1 } });
+  const section: 'known' | 'thread' | 'user' | 'match' | 'ancestor' = r.items[0].section;
+  const working: string | null = r.working;
+  const text: string = recallMatchText({ thread: 't', keywords: ['a'], queryText: 'b' });
+  const dirty: boolean = m.hasChanges;
+  // @ts-expect-error a step needs its tool
+  m.addTurn({ thread: 't', steps: [{ args: 'x' }] });
+  // @ts-expect-error time is one of three names
+  m.search({ text: 'x', time: 'never' });
+  console.log(range?.grain, kinds, section, working, text, dirty);
+}
+
+export { timeUsage };
