@@ -294,6 +294,42 @@ export class Memory {
   removeBlob(id: string): boolean;
   /** Every blob id, sorted. */
   blobIds(): string[];
+  /** Adds a long-term memory item through dedup and conflicts. Throws `INVALID_INPUT` (no
+   * kind, an empty text, a limit) or `UNKNOWN_PARENT` (an unknown source). */
+  addItem(item: NewItem): Learned;
+  /** The item (whatever its status), or `undefined`; with `user`, only if they may see it. */
+  getItem(id: string, user?: string): MemoryItem | undefined;
+  /** Makes a new version of an item. Throws `NOT_FOUND`. */
+  updateItem(id: string, update: ItemUpdate): MemoryItem;
+  /** Deletes an item softly at `at` (default now): kept with its history, out of search and
+   * recall. Throws `NOT_FOUND`. `delete(id)` removes it for good. */
+  deleteItem(id: string, at?: number): MemoryItem;
+  /** Every version of an item, oldest first, those of the items it superseded included. */
+  itemHistory(id: string): HistoryEntry[];
+  /** The items a query selects; active ones, newest first, by default. */
+  listItems(query?: ItemQuery): MemoryItem[];
+  /** The logged resolutions a query selects, newest first. */
+  resolutions(query?: ResolutionQuery): LoggedResolution[];
+  /** The long-term memory settings (the defaults until set). */
+  readonly memoryConfig: MemoryConfig;
+  /** Sets the long-term memory settings (stored); names left out take their defaults. */
+  setMemoryConfig(config: Partial<MemoryConfig>): void;
+  /** Learns items from turns by the rules (English and Chinese). */
+  extract(query: ExtractQuery): ExtractReport;
+  /** What the rules would propose, writing nothing. */
+  proposeItems(query: ExtractQuery): Proposal[];
+  /** The prompts of an LLM extraction, one per kind. */
+  extractionPrompts(query: ExtractQuery): ExtractionPrompt[];
+  /** Parses an LLM's extraction answer; throws `HOST` if it is malformed. Writes nothing. */
+  parseExtraction(query: ExtractQuery, kind: ItemKind, answer: string): Proposal[];
+  /** The active items a judge should compare a new item with. */
+  itemCandidates(item: NewItem): MemoryItem[];
+  /** The prompt asking an LLM how `item` relates to `existing` (an item or its id). */
+  judgePrompt(item: NewItem, existing: MemoryItem | string): string;
+  /** Parses an LLM's judgement against item `itemId`; throws `HOST` if it is malformed. */
+  parseJudgement(itemId: string, answer: string): Judged;
+  /** Learns proposals, `judged[i]` judging the candidates of `proposals[i]`. */
+  learn(proposals: NewItem[], judged?: Judged[][]): ExtractReport;
   /** Every thread with its record count and newest `createdAt`, newest first. */
   threads(): Group[];
   /** Every user with its record count and newest `createdAt`, newest first. */
@@ -501,6 +537,253 @@ export interface Recall {
 
 /** The text recall matches (its keywords, then its query text): what a host embeds. */
 export function recallMatchText(query: RecallQuery): string;
+
+// ---------------------------------------------------------------------------------------------
+// Long-term memory items (the core's crate::item and crate::memory; camelCase serde shapes).
+
+/** A long-term memory item to add. Everything but `kind` and `text` has a default. */
+export interface NewItem {
+  /** A caller-chosen id; when absent the store derives one (`m` + 16 hex digits). */
+  id?: string | null;
+  kind: ItemKind | null;
+  user?: string;
+  text: string;
+  subject?: string | null;
+  relation?: string | null;
+  object?: string | null;
+  /** The kind of task a procedural item is about. */
+  task?: string | null;
+  /** The tool a tool item is about. */
+  tool?: string | null;
+  /** 0 to 1 (default 0.5). */
+  importance?: number | null;
+  /** When it was said (ms); default `Date.now()`. */
+  createdAt?: number;
+  /** The turns it was learned from; each must exist. */
+  sources?: string[];
+  tags?: string[];
+  /** A vector in the store's dimension; else the built-in embedder's, if on. */
+  embedding?: Float32Array | number[] | null;
+  /** Time to live in ms from `createdAt`; overrides the kind's default. */
+  ttlMs?: number | null;
+  /** `ttlMs` as a duration text (`"30d"`, `"12h"`, see `parseDuration`) or ms; not both. */
+  ttl?: string | number | null;
+}
+
+/** A proposed item, as the extractor or the LLM suggests it: a `NewItem` with its source turn. */
+export interface Proposal extends NewItem {
+  createdAt: number;
+  sources: string[];
+}
+
+/** One earlier version of an item. */
+export interface ItemVersion {
+  version: number;
+  text: string;
+  importance: number;
+  subject?: string;
+  relation?: string;
+  object?: string;
+  validFrom: number;
+  validUntil: number;
+}
+
+/** What a resolution did to an item. */
+export type Action = 'added' | 'corroborated' | 'updated' | 'superseded' | 'flagged' | 'merged' | 'deleted' | 'expired';
+
+/** One logged step in an item's life. */
+export interface Resolution {
+  at: number;
+  action: Action;
+  /** The other item involved. */
+  other?: string;
+  /** The turn that caused it. */
+  source?: string;
+  /** `rule`, `llm` or `caller`. */
+  by: string;
+  reason: string;
+}
+
+/** A long-term memory item, as every face shows it. */
+export interface MemoryItem {
+  id: string;
+  user: string;
+  text: string;
+  importance: number;
+  createdAt: number;
+  /** The turns it was learned from (its DAG parents). */
+  sources: string[];
+  tags: string[];
+  /** How often recall returned it. */
+  uses: number;
+  kind: ItemKind;
+  subject?: string;
+  relation?: string;
+  object?: string;
+  task?: string;
+  tool?: string;
+  status: ItemStatus;
+  /** 1 for a new item, one more per update. */
+  version: number;
+  updatedAt: number;
+  validFrom: number;
+  validUntil?: number;
+  /** How many later items said the same thing. */
+  corroborations: number;
+  lastSeen: number;
+  expiresAt?: number;
+  /** The item that replaced this one. */
+  supersededBy?: string;
+  /** The items this one replaced. */
+  supersedes?: string[];
+  /** Active items it contradicts, kept side by side (conflict strategy `keep`). */
+  conflicts?: string[];
+  /** Earlier versions, oldest first. */
+  history?: ItemVersion[];
+  /** Every resolution that touched it, oldest first. */
+  log?: Resolution[];
+}
+
+/** What adding an item did. */
+export interface Learned {
+  outcome: 'added' | 'corroborated' | 'superseded' | 'flagged' | 'merged' | 'updated';
+  /** The item that now holds the knowledge: the new one, or the existing one it went into. */
+  item: MemoryItem;
+  /** The existing items involved. */
+  others: string[];
+  reason: string;
+}
+
+/** A caller's change to an item: the fields given replace the current version's. */
+export interface ItemUpdate {
+  text?: string | null;
+  subject?: string | null;
+  relation?: string | null;
+  object?: string | null;
+  task?: string | null;
+  tool?: string | null;
+  importance?: number | null;
+  tags?: string[] | null;
+  embedding?: Float32Array | number[] | null;
+  /** Time to live in ms from `at`; `0` removes the expiry. */
+  ttlMs?: number | null;
+  /** `ttlMs` as a duration text or ms; not both. */
+  ttl?: string | number | null;
+  /** When the change happens; default `Date.now()`. */
+  at?: number;
+}
+
+/** One version in an item's history. */
+export interface HistoryEntry {
+  /** The item the version belongs to (this one, or one it superseded). */
+  id: string;
+  version: number;
+  text: string;
+  subject?: string;
+  relation?: string;
+  object?: string;
+  importance: number;
+  validFrom: number;
+  validUntil: number | null;
+  status: ItemStatus;
+}
+
+/** Which items `listItems` returns. Every field is optional. */
+export interface ItemQuery {
+  /** Only what this user may see: their own items and those tagged `shared`. */
+  user?: string | null;
+  kinds?: ItemKind[];
+  task?: string | null;
+  tool?: string | null;
+  /** Only these statuses; empty: active only (unless `all`). */
+  statuses?: ItemStatus[];
+  all?: boolean;
+  since?: number | null;
+  until?: number | null;
+  /** The items as they were valid at this time, each in the version valid then. */
+  asOf?: number | null;
+  /** Items past their time to live by then count as expired; default `Date.now()`. */
+  now?: number | null;
+  order?: 'created' | 'updated' | 'importance' | 'uses';
+  ascending?: boolean;
+  /** 1 to 10,000 (default 100). */
+  limit?: number;
+  offset?: number;
+}
+
+/** Which resolutions `resolutions` returns, newest first. */
+export interface ResolutionQuery {
+  user?: string | null;
+  item?: string | null;
+  actions?: Action[];
+  since?: number | null;
+  until?: number | null;
+  /** Default 100. */
+  limit?: number | null;
+}
+
+/** A resolution with the item it is logged on. */
+export interface LoggedResolution extends Resolution {
+  item: string;
+}
+
+/** The long-term memory settings, stored with the memory. */
+export interface MemoryConfig {
+  /** Cosine at or above which two items say the same thing (default 0.92). */
+  dedupCosine: number;
+  /** Share of shared words at or above which two items say the same thing (default 0.8). */
+  dedupOverlap: number;
+  /** What a contradiction does: supersede (default), keep both flagged, or LLM merge. */
+  conflict: 'newest' | 'keep' | 'merge';
+  /** Relations holding one value at a time (name, residence, employer, ...). */
+  singleValued: string[];
+  /** Pairs of relations that contradict each other for one object. */
+  opposites: Array<[string, string]>;
+  /** Pairs of relations that say the same of one object. */
+  equivalents: Array<[string, string]>;
+  /** Time to live per kind, in ms. */
+  ttlMs: Partial<Record<ItemKind, number>>;
+  /** Decay half-life per kind, in ms. */
+  halfLifeMs: Partial<Record<ItemKind, number>>;
+  /** Entity aliases: alias → canonical name. */
+  aliases: Record<string, string>;
+}
+
+/** Which turns to learn from: the given ids, or every turn of a thread and/or user. */
+export interface ExtractQuery {
+  ids?: string[];
+  thread?: string | null;
+  user?: string | null;
+  /** Kinds to learn; empty: personal, procedural and tool. */
+  kinds?: ItemKind[];
+}
+
+/** What a learning pass did. */
+export interface ExtractReport {
+  /** Turns read. */
+  turns: number;
+  /** One entry per proposal learned. */
+  learned: Learned[];
+  /** Items ended by a retraction ("I don't mind cilantro anymore"). */
+  retracted: string[];
+}
+
+/** One prompt of an LLM extraction. */
+export interface ExtractionPrompt {
+  kind: ItemKind;
+  prompt: string;
+}
+
+/** The LLM's judgement of a new item against candidate `item`. */
+export interface Judged {
+  item: string;
+  verdict: 'same' | 'update' | 'contradicts' | 'unrelated';
+  /** The merged text, for `update` and the `merge` strategy. */
+  merged?: string | null;
+}
+
+/** The milliseconds of a duration text such as `"90s"`, `"15m"`, `"12h"`, `"30d"` or `"2w"`. */
+export function parseDuration(text: string): number;
 
 /** A chat message for the context tools. */
 export interface Message {
@@ -719,6 +1002,27 @@ export class PersistentMemory extends EventTarget {
   __trapForTests(): void;
   threads(): Group[];
   users(): Group[];
+  /** Adds an item; resolves with what happened once durable (rejects like `add`). */
+  addItem(item: NewItem): Promise<Learned>;
+  getItem(id: string, user?: string): MemoryItem | undefined;
+  updateItem(id: string, update: ItemUpdate): Promise<MemoryItem>;
+  deleteItem(id: string, at?: number): Promise<MemoryItem>;
+  itemHistory(id: string): HistoryEntry[];
+  listItems(query?: ItemQuery): MemoryItem[];
+  resolutions(query?: ResolutionQuery): LoggedResolution[];
+  readonly memoryConfig: MemoryConfig;
+  setMemoryConfig(config: Partial<MemoryConfig>): Promise<void>;
+  /** Learns items from turns through the host's `complete` when the memory has one (every
+   * answer parsed before anything is written: a malformed one rejects with `HOST` and
+   * changes nothing), else by the rules; resolves once durable. */
+  extract(query: ExtractQuery): Promise<ExtractReport>;
+  proposeItems(query: ExtractQuery): Proposal[];
+  extractionPrompts(query: ExtractQuery): ExtractionPrompt[];
+  parseExtraction(query: ExtractQuery, kind: ItemKind, answer: string): Proposal[];
+  itemCandidates(item: NewItem): MemoryItem[];
+  judgePrompt(item: NewItem, existing: MemoryItem | string): string;
+  parseJudgement(itemId: string, answer: string): Judged;
+  learn(proposals: NewItem[], judged?: Judged[][]): Promise<ExtractReport>;
   /** Deletes a record; resolves with it once the deletion is durable (rejects like `add`). */
   delete(id: string): Promise<MemoryRecord>;
   search(query: SearchQuery): SearchHit[];

@@ -153,3 +153,58 @@ function timeUsage(): void {
 }
 
 export { timeUsage };
+
+// Long-term memory items and learning.
+import {
+  parseDuration,
+  type ExtractReport,
+  type Judged,
+  type Learned,
+  type MemoryItem,
+  type NewItem,
+  type Proposal,
+} from '../../pkg/index.js';
+
+function itemUsage(m: Memory): void {
+  const item: NewItem = { kind: 'personal', user: 'ada', text: 'Lives in Berlin', relation: 'residence', object: 'Berlin', ttl: '30d' };
+  const learned: Learned = m.addItem(item);
+  const outcome: 'added' | 'corroborated' | 'superseded' | 'flagged' | 'merged' | 'updated' = learned.outcome;
+  const got: MemoryItem | undefined = m.getItem(learned.item.id, 'ada');
+  m.updateItem(learned.item.id, { text: 'Lives in Berlin-Mitte', ttlMs: 0, at: Date.now() });
+  m.deleteItem(learned.item.id);
+  m.deleteItem(learned.item.id, 5);
+  const versions: number[] = m.itemHistory(learned.item.id).map((h) => h.version);
+  const listed: MemoryItem[] = m.listItems({ kinds: ['tool'], statuses: ['expired'], order: 'uses', limit: 5 });
+  m.listItems();
+  m.resolutions({ actions: ['superseded'] }).map((r) => r.item + r.action);
+  m.setMemoryConfig({ conflict: 'keep', ttlMs: { tool: parseDuration('7d') }, opposites: [['likes', 'hates']] });
+  const conflict: 'newest' | 'keep' | 'merge' = m.memoryConfig.conflict;
+  const report: ExtractReport = m.extract({ thread: 't', kinds: ['personal'] });
+  const proposals: Proposal[] = m.proposeItems({ ids: ['a'] });
+  const prompts = m.extractionPrompts({ user: 'ada' }).map((p) => p.kind + p.prompt);
+  const parsed: Proposal[] = m.parseExtraction({ ids: ['a'] }, 'tool', '{"items": []}');
+  const candidates: MemoryItem[] = m.itemCandidates(parsed[0]);
+  const prompt: string = m.judgePrompt(parsed[0], candidates[0]) + m.judgePrompt(item, 'm1');
+  const judged: Judged = m.parseJudgement(candidates[0].id, '{"verdict": "same"}');
+  m.learn(proposals, [[judged]]);
+  m.learn([item]);
+  // @ts-expect-error a kind is one of four names
+  m.addItem({ kind: 'mood', text: 'x' });
+  console.log(outcome, got?.status, versions, listed, conflict, report.learned, prompts, prompt);
+}
+
+async function persistentItemUsage(memory: PersistentMemory): Promise<void> {
+  const learned: Learned = await memory.addItem({ kind: 'fact', text: 'Oslo is in Norway' });
+  const report: ExtractReport = await memory.extract({ thread: 't' });
+  await memory.learn(memory.proposeItems({ thread: 't' }));
+  await memory.updateItem(learned.item.id, { importance: 0.2 });
+  await memory.deleteItem(learned.item.id);
+  await memory.setMemoryConfig({ dedupOverlap: 0.7 });
+  const items: MemoryItem[] = memory.listItems({ user: 'ada' });
+  memory.searchFull({ text: 'yesterday' }).time?.since;
+  // @ts-expect-error the async form resolves to a Learned, not one
+  const sync: Learned = memory.addItem({ kind: 'fact', text: 'x' });
+  console.log(report, items, sync, memory.memoryConfig.aliases);
+}
+
+export { itemUsage, persistentItemUsage };

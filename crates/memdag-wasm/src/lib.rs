@@ -10,6 +10,9 @@
 //! - [`search`]: BM25, vector and hybrid search (relative dates resolved), grep, the built-in
 //!   embedder switch;
 //! - [`recall`]: the Mode-1 recall block and the text it matches;
+//! - [`items`]: long-term memory items (add through dedup and conflicts, versions, soft
+//!   delete, history, listings, the resolution log, the settings);
+//! - [`extract`]: learning items from turns, by the rules or through the host's LLM in steps;
 //! - [`compact`]: compaction prompts, LLM answers and the extractive compactor;
 //! - [`context`]: token counts, context checks, tool-result cuts and blobs;
 //! - [`listing`]: threads, users and children, for tools;
@@ -30,7 +33,9 @@ pub mod compact;
 pub mod context;
 pub mod entries;
 pub mod error;
+pub mod extract;
 pub mod fields;
+pub mod items;
 pub mod key;
 pub mod listing;
 pub mod memory;
