@@ -330,6 +330,25 @@ export class Memory {
   parseJudgement(itemId: string, answer: string): Judged;
   /** Learns proposals, `judged[i]` judging the candidates of `proposals[i]`. */
   learn(proposals: NewItem[], judged?: Judged[][]): ExtractReport;
+  /** The working memory of `thread` (empty fields if it has none). */
+  workingMemory(thread: string): WorkingMemory;
+  /** Changes one field of a thread's working memory. */
+  updateWork(update: WorkUpdate): WorkChange;
+  /** Forgets a thread's working memory; whether it had one. */
+  clearWork(thread: string): boolean;
+  /** The threads that have working memory. */
+  workThreads(): string[];
+  /** Turns and items by local day. */
+  timeline(query?: TimelineQuery): TimelineDay[];
+  /** The entities within `depth` (at most 6) edges of `entity`, and the edges among them. */
+  neighbors(entity: string, depth: number, query?: GraphQuery): Subgraph;
+  /** The shortest paths from `a` to `b` of at most `maxDepth` (at most 6) edges. */
+  path(a: string, b: string, maxDepth: number, query?: GraphQuery): Edge[][];
+  /** The nodes and edges of `entities` (`[]`: the whole graph under the query). */
+  subgraph(entities: string[], query?: GraphQuery): Subgraph;
+  /** Removes expired items (and what the query adds) for good; the next `takeChanges`
+   * rewrites the whole store, so no stored key keeps them. */
+  purge(query?: PurgeQuery): Purged;
   /** Every thread with its record count and newest `createdAt`, newest first. */
   threads(): Group[];
   /** Every user with its record count and newest `createdAt`, newest first. */
@@ -782,6 +801,129 @@ export interface Judged {
   merged?: string | null;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Working memory (crate::work).
+
+/** One working-memory field. */
+export interface WorkField {
+  /** Any JSON value. */
+  value: unknown;
+  updatedAt: number;
+  /** How many changes were applied to it. */
+  version: number;
+}
+
+/** One change of working memory, applied or `stale` (a newer change of the field won). */
+export interface WorkChange {
+  at: number;
+  field: string;
+  op: WorkOp;
+  /** The value given (for `pop`, the element popped). */
+  value?: unknown;
+  /** The field's value before. */
+  previous?: unknown;
+  stale: boolean;
+  user?: string;
+}
+
+/** A working-memory operation. */
+export type WorkOp = 'set' | 'push' | 'pop' | 'patch' | 'remove';
+
+/** The working memory of one thread. Conventional fields: `goal` (text), `tasks` (a list of
+ * `{ text, status }`), `constraints` (a list), `notes` (an object). */
+export interface WorkingMemory {
+  thread: string;
+  /** The user of the last change. */
+  user: string;
+  fields: Record<string, WorkField>;
+  /** Oldest first. */
+  history: WorkChange[];
+}
+
+/** A change to one field of a thread's working memory. */
+export interface WorkUpdate {
+  thread: string;
+  field: string;
+  op: WorkOp;
+  /** The value to set, the element to push, or the JSON merge patch. */
+  value?: unknown;
+  /** Default `Date.now()`; an older change than the field's newest is kept as `stale`. */
+  at?: number;
+  user?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timeline, entity graph, purge (crate::timeline, crate::graph, crate::erase).
+
+/** Which timeline. Every field is optional. */
+export interface TimelineQuery {
+  user?: string | null;
+  thread?: string | null;
+  since?: number | null;
+  until?: number | null;
+  /** Minutes east of UTC for the days (default 0). */
+  offsetMinutes?: number;
+  itemsOnly?: boolean;
+  turnsOnly?: boolean;
+  /** The newest this many entries (default 500, at most 10,000). */
+  limit?: number;
+}
+
+/** One day of a timeline. */
+export interface TimelineDay {
+  /** `YYYY-MM-DD` in the query's offset. */
+  date: string;
+  entries: Array<{ id: string; at: number; kind?: ItemKind; thread?: string; user: string; text: string }>;
+}
+
+/** Which edges a graph walk may use. */
+export interface GraphQuery {
+  /** Only this user's items and shared ones. */
+  user?: string | null;
+  /** The graph as it was at this time. */
+  asOf?: number | null;
+  /** Items past their time to live are no edges; default `Date.now()`. */
+  now?: number | null;
+}
+
+/** One edge: a fact (an item) between two entities. */
+export interface Edge {
+  /** The item. */
+  id: string;
+  from: string;
+  relation: string;
+  to: string;
+  text: string;
+  /** The turns it was learned from. */
+  sources: string[];
+}
+
+/** A set of entities (with their distance from the start) and the edges among them. */
+export interface Subgraph {
+  nodes: Array<{ entity: string; depth: number }>;
+  edges: Edge[];
+}
+
+/** What `purge` removes. */
+export interface PurgeQuery {
+  /** Default `Date.now()`. */
+  now?: number;
+  /** Remove items past their time to live (default true). */
+  expired?: boolean;
+  /** Also remove superseded and deleted items, with their history. */
+  ended?: boolean;
+  /** Remove blobs every referencing record left behind this long before `now` (ms). */
+  blobMaxAgeMs?: number | null;
+  /** Remove blobs no live record references. */
+  unreferencedBlobs?: boolean;
+}
+
+/** What `purge` removed. */
+export interface Purged {
+  items: string[];
+  blobs: string[];
+}
+
 /** The milliseconds of a duration text such as `"90s"`, `"15m"`, `"12h"`, `"30d"` or `"2w"`. */
 export function parseDuration(text: string): number;
 
@@ -1023,6 +1165,19 @@ export class PersistentMemory extends EventTarget {
   judgePrompt(item: NewItem, existing: MemoryItem | string): string;
   parseJudgement(itemId: string, answer: string): Judged;
   learn(proposals: NewItem[], judged?: Judged[][]): Promise<ExtractReport>;
+  workingMemory(thread: string): WorkingMemory;
+  /** Changes one field of a thread's working memory; resolves once durable. Two tabs that
+   * change different fields both keep their change. */
+  updateWork(update: WorkUpdate): Promise<WorkChange>;
+  clearWork(thread: string): Promise<boolean>;
+  workThreads(): string[];
+  timeline(query?: TimelineQuery): TimelineDay[];
+  neighbors(entity: string, depth: number, query?: GraphQuery): Subgraph;
+  path(a: string, b: string, maxDepth: number, query?: GraphQuery): Edge[][];
+  subgraph(entities: string[], query?: GraphQuery): Subgraph;
+  /** Purges and resolves once the rewritten store is durable (no stored byte of a purged
+   * item left). */
+  purge(query?: PurgeQuery): Promise<Purged>;
   /** Deletes a record; resolves with it once the deletion is durable (rejects like `add`). */
   delete(id: string): Promise<MemoryRecord>;
   search(query: SearchQuery): SearchHit[];

@@ -34,10 +34,11 @@
 // and persist at the next flush.
 //
 // Memory changes: `addItem`, `updateItem`, `deleteItem`, `setMemoryConfig`, `extract`,
-// `learn`.
+// `learn`, `updateWork`, `clearWork`, `purge`.
 // Their replays are deterministic: a time the caller left out (`createdAt`, `at`, `now`) is
 // fixed to `Date.now()` before the first run and journaled so, and a new item keeps the id the
-// core gave it.
+// core gave it. Working memory changes field by field, so two tabs that change different
+// fields of one thread both keep their change; of two changes to one field, the newest wins.
 //
 // Opening reads `head` and the keys it names where the adapter says listing is costly
 // (`boundedOpen`, e.g. Workers KV): 1 + parts reads, whatever the number of records.
@@ -66,6 +67,7 @@ const READS = [
   'searchFull', 'grep', 'recall', 'recallView', 'accessCount', 'compactionPrompt', 'blob', 'blobIds',
   'snapshot', '__trapForTests', 'getItem', 'itemHistory', 'listItems', 'resolutions', 'proposeItems',
   'extractionPrompts', 'parseExtraction', 'itemCandidates', 'judgePrompt', 'parseJudgement',
+  'workingMemory', 'workThreads', 'timeline', 'neighbors', 'path', 'subgraph',
 ];
 
 /** Outcomes of `addItem` that created an item (whose id a replay must keep). */
@@ -398,6 +400,26 @@ export class PersistentMemory extends EventTarget {
     const now = Date.now();
     const pinned = Array.isArray(proposals) ? proposals.map((p) => withDefault(p, 'createdAt', now)) : proposals;
     return this.#change('learn', [pinned, judged], (core) => core.learn(pinned, judged));
+  }
+
+  /** Changes one field of a thread's working memory (`at` defaults to now); resolves with the
+   * change once durable. */
+  async updateWork(update) {
+    const pinned = withDefault(update, 'at', Date.now());
+    return this.#change('updateWork', [pinned], (core) => core.updateWork(pinned));
+  }
+
+  /** Forgets a thread's working memory; resolves with whether it had one once durable. */
+  async clearWork(thread) {
+    return this.#change('clearWork', [thread], (core) => core.clearWork(thread));
+  }
+
+  /** Removes expired items (and what the query adds) for good and rewrites the stored memory
+   * so no key keeps them; resolves with `{ items, blobs }` once durable. `now` defaults to
+   * now, `expired` to true. */
+  async purge(query = {}) {
+    const pinned = withDefault(query ?? {}, 'now', Date.now());
+    return this.#change('purge', [pinned], (core) => core.purge(pinned));
   }
 
   /** `search`, embedding the query text with the host's `embed` for vector and hybrid modes. */

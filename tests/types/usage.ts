@@ -154,7 +154,7 @@ function timeUsage(): void {
 
 export { timeUsage };
 
-// Long-term memory items and learning.
+// Long-term memory items, learning, working memory, the graph and purge.
 import {
   parseDuration,
   type ExtractReport,
@@ -163,6 +163,8 @@ import {
   type MemoryItem,
   type NewItem,
   type Proposal,
+  type Subgraph,
+  type WorkChange,
 } from '../../pkg/index.js';
 
 function itemUsage(m: Memory): void {
@@ -193,6 +195,22 @@ function itemUsage(m: Memory): void {
   console.log(outcome, got?.status, versions, listed, conflict, report.learned, prompts, prompt);
 }
 
+function workAndGraphUsage(m: Memory): void {
+  const change: WorkChange = m.updateWork({ thread: 't', field: 'tasks', op: 'push', value: { text: 'x', status: 'open' } });
+  const stale: boolean = change.stale;
+  const goal: unknown = m.workingMemory('t').fields.goal?.value;
+  const cleared: boolean = m.clearWork('t');
+  const threads: string[] = m.workThreads();
+  // @ts-expect-error an op is one of five names
+  m.updateWork({ thread: 't', field: 'x', op: 'append' });
+  const days = m.timeline({ offsetMinutes: 60, itemsOnly: true }).map((d) => d.date + d.entries.length);
+  const near: Subgraph = m.neighbors('ada', 2, { user: 'ada', now: 1 });
+  const paths: string[][] = m.path('ada', 'norway', 3).map((p) => p.map((e) => e.relation));
+  const sub: Subgraph = m.subgraph([]);
+  const purged: string[] = m.purge({ ended: true }).items.concat(m.purge().blobs);
+  console.log(stale, goal, cleared, threads, days, near.nodes, paths, sub.edges, purged);
+}
+
 async function persistentItemUsage(memory: PersistentMemory): Promise<void> {
   const learned: Learned = await memory.addItem({ kind: 'fact', text: 'Oslo is in Norway' });
   const report: ExtractReport = await memory.extract({ thread: 't' });
@@ -207,4 +225,11 @@ async function persistentItemUsage(memory: PersistentMemory): Promise<void> {
   console.log(report, items, sync, memory.memoryConfig.aliases);
 }
 
-export { itemUsage, persistentItemUsage };
+async function persistentWorkUsage(memory: PersistentMemory): Promise<void> {
+  const change: WorkChange = await memory.updateWork({ thread: 't', field: 'goal', op: 'set', value: 'ship' });
+  const had: boolean = await memory.clearWork('t');
+  const purged: string[] = (await memory.purge({ now: Date.now() })).items;
+  console.log(change, had, purged, memory.path('a', 'b', 2), memory.timeline());
+}
+
+export { itemUsage, persistentItemUsage, workAndGraphUsage, persistentWorkUsage };

@@ -13,6 +13,9 @@
 //! - [`items`]: long-term memory items (add through dedup and conflicts, versions, soft
 //!   delete, history, listings, the resolution log, the settings);
 //! - [`extract`]: learning items from turns, by the rules or through the host's LLM in steps;
+//! - [`work`]: working memory, the structured state of a thread;
+//! - [`timeline`], [`graph`], [`purge`]: turns and items by day, the entity graph, purging
+//!   what expired;
 //! - [`compact`]: compaction prompts, LLM answers and the extractive compactor;
 //! - [`context`]: token counts, context checks, tool-result cuts and blobs;
 //! - [`listing`]: threads, users and children, for tools;
@@ -35,14 +38,18 @@ pub mod entries;
 pub mod error;
 pub mod extract;
 pub mod fields;
+pub mod graph;
 pub mod items;
 pub mod key;
 pub mod listing;
 pub mod memory;
+pub mod purge;
 pub mod recall;
 pub mod reindex;
 pub mod search;
 pub mod storage;
+pub mod timeline;
 pub mod turn;
+pub mod work;
 
 pub use memory::Memory;
