@@ -349,6 +349,14 @@ export class Memory {
   /** Removes expired items (and what the query adds) for good; the next `takeChanges`
    * rewrites the whole store, so no stored key keeps them. */
   purge(query?: PurgeQuery): Purged;
+  /** The tool definitions for a model API. */
+  toolSchemas(format: 'openai'): OpenAiTool[];
+  toolSchemas(format: 'anthropic'): AnthropicTool[];
+  toolSchemas(format: 'mcp'): McpTool[];
+  toolSchemas(format: ToolFormat): Array<OpenAiTool | AnthropicTool | McpTool>;
+  /** Runs a tool with the model's arguments (JSON text or an object) under the host's
+   * context; answers a plain object. Throws `INVALID_INPUT` for a malformed call. */
+  callTool(name: string, args: string | Record<string, unknown> | null | undefined, context?: ToolContext): Record<string, unknown>;
   /** Every thread with its record count and newest `createdAt`, newest first. */
   threads(): Group[];
   /** Every user with its record count and newest `createdAt`, newest first. */
@@ -924,6 +932,45 @@ export interface Purged {
   blobs: string[];
 }
 
+// ---------------------------------------------------------------------------------------------
+// Tools (crate::tools).
+
+/** The API whose tool format `toolSchemas` emits. */
+export type ToolFormat = 'openai' | 'anthropic' | 'mcp';
+
+/** The tool names. */
+export type ToolName = 'search' | 'grep' | 'get' | 'ancestors' | 'descendants' | 'recall' | 'remember' | 'memories' | 'forget';
+
+/** An OpenAI function-calling tool. */
+export interface OpenAiTool {
+  type: 'function';
+  function: { name: ToolName; description: string; parameters: Record<string, unknown> };
+}
+
+/** An Anthropic tool. */
+export interface AnthropicTool {
+  name: ToolName;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** An MCP tool, as `tools/list` answers. */
+export interface McpTool {
+  name: ToolName;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** What the host knows and the model must not choose. */
+export interface ToolContext {
+  /** Every tool keeps to this user's memory. */
+  user?: string | null;
+  /** Recall's thread when the model names none. */
+  thread?: string | null;
+  /** The clock of new items and relative dates; default `Date.now()`. */
+  now?: number | null;
+}
+
 /** The milliseconds of a duration text such as `"90s"`, `"15m"`, `"12h"`, `"30d"` or `"2w"`. */
 export function parseDuration(text: string): number;
 
@@ -1178,6 +1225,13 @@ export class PersistentMemory extends EventTarget {
   /** Purges and resolves once the rewritten store is durable (no stored byte of a purged
    * item left). */
   purge(query?: PurgeQuery): Promise<Purged>;
+  toolSchemas(format: 'openai'): OpenAiTool[];
+  toolSchemas(format: 'anthropic'): AnthropicTool[];
+  toolSchemas(format: 'mcp'): McpTool[];
+  toolSchemas(format: ToolFormat): Array<OpenAiTool | AnthropicTool | McpTool>;
+  /** Runs a tool; when it changed the store (`remember`, `forget`, `recall`'s use counts),
+   * resolves once that is durable. */
+  callTool(name: string, args: string | Record<string, unknown> | null | undefined, context?: ToolContext): Promise<Record<string, unknown>>;
   /** Deletes a record; resolves with it once the deletion is durable (rejects like `add`). */
   delete(id: string): Promise<MemoryRecord>;
   search(query: SearchQuery): SearchHit[];

@@ -34,7 +34,7 @@
 // and persist at the next flush.
 //
 // Memory changes: `addItem`, `updateItem`, `deleteItem`, `setMemoryConfig`, `extract`,
-// `learn`, `updateWork`, `clearWork`, `purge`.
+// `learn`, `updateWork`, `clearWork`, `purge`, and `callTool` when the tool changed the store.
 // Their replays are deterministic: a time the caller left out (`createdAt`, `at`, `now`) is
 // fixed to `Date.now()` before the first run and journaled so, and a new item keeps the id the
 // core gave it. Working memory changes field by field, so two tabs that change different
@@ -67,7 +67,7 @@ const READS = [
   'searchFull', 'grep', 'recall', 'recallView', 'accessCount', 'compactionPrompt', 'blob', 'blobIds',
   'snapshot', '__trapForTests', 'getItem', 'itemHistory', 'listItems', 'resolutions', 'proposeItems',
   'extractionPrompts', 'parseExtraction', 'itemCandidates', 'judgePrompt', 'parseJudgement',
-  'workingMemory', 'workThreads', 'timeline', 'neighbors', 'path', 'subgraph',
+  'workingMemory', 'workThreads', 'timeline', 'neighbors', 'path', 'subgraph', 'toolSchemas',
 ];
 
 /** Outcomes of `addItem` that created an item (whose id a replay must keep). */
@@ -420,6 +420,17 @@ export class PersistentMemory extends EventTarget {
   async purge(query = {}) {
     const pinned = withDefault(query ?? {}, 'now', Date.now());
     return this.#change('purge', [pinned], (core) => core.purge(pinned));
+  }
+
+  /** Runs a tool (see `Memory.callTool`); when it changed the store (`remember`, `forget`,
+   * `recall`'s use counts), resolves once that is durable. The context's `now` defaults to
+   * now. */
+  async callTool(name, args, context = {}) {
+    const pinned = withDefault(context ?? {}, 'now', Date.now());
+    const answer = this.#core.callTool(name, args, pinned);
+    if (!this.#core.hasChanges) return answer;
+    const entry = this.#journalReplay('callTool', (core) => core.callTool(name, args, pinned), [name, args, pinned]);
+    return this.#durable([entry], answer);
   }
 
   /** `search`, embedding the query text with the host's `embed` for vector and hybrid modes. */

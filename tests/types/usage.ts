@@ -154,7 +154,7 @@ function timeUsage(): void {
 
 export { timeUsage };
 
-// Long-term memory items, learning, working memory, the graph and purge.
+// Long-term memory items, learning, working memory, the graph, purge and tools.
 import {
   parseDuration,
   type ExtractReport,
@@ -162,6 +162,7 @@ import {
   type Learned,
   type MemoryItem,
   type NewItem,
+  type OpenAiTool,
   type Proposal,
   type Subgraph,
   type WorkChange,
@@ -232,4 +233,17 @@ async function persistentWorkUsage(memory: PersistentMemory): Promise<void> {
   console.log(change, had, purged, memory.path('a', 'b', 2), memory.timeline());
 }
 
-export { itemUsage, persistentItemUsage, workAndGraphUsage, persistentWorkUsage };
+async function toolUsage(memory: PersistentMemory): Promise<void> {
+  const m = new Memory();
+  const tools: OpenAiTool[] = m.toolSchemas('openai');
+  const names: string[] = tools.map((t) => t.function.name).concat(m.toolSchemas('mcp').map((t) => t.inputSchema && t.name));
+  m.toolSchemas('anthropic').map((t) => t.input_schema);
+  const answer: Record<string, unknown> = m.callTool('search', '{"query": "x"}', { user: 'ada', now: Date.now() });
+  m.callTool('remember', { text: 'y' });
+  const durable: Record<string, unknown> = await memory.callTool('forget', { id: 'm1' }, { user: 'ada' });
+  // @ts-expect-error a format is one of three names
+  m.toolSchemas('gemini');
+  console.log(names, answer, durable, memory.toolSchemas('openai').length);
+}
+
+export { itemUsage, persistentItemUsage, workAndGraphUsage, persistentWorkUsage, toolUsage };

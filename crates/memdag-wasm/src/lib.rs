@@ -16,6 +16,7 @@
 //! - [`work`]: working memory, the structured state of a thread;
 //! - [`timeline`], [`graph`], [`purge`]: turns and items by day, the entity graph, purging
 //!   what expired;
+//! - [`tools`]: tool schemas for OpenAI, Anthropic and MCP, and calling a tool;
 //! - [`compact`]: compaction prompts, LLM answers and the extractive compactor;
 //! - [`context`]: token counts, context checks, tool-result cuts and blobs;
 //! - [`listing`]: threads, users and children, for tools;
@@ -49,6 +50,7 @@ pub mod reindex;
 pub mod search;
 pub mod storage;
 pub mod timeline;
+pub mod tools;
 pub mod turn;
 pub mod work;
 
