@@ -97,6 +97,12 @@ test('an expired item leaves search and recall, and purge leaves no stored byte 
   const kept = await mem.addItem({ kind: 'personal', user: 'ada', text: 'Prefers zebracorn tea', createdAt: T0 });
   assert.equal(item.expiresAt, T0 + DAY);
   assert.ok(await bytesHold(storage, 'quuxlemon'), 'the test is meaningful: the text was stored');
+  // PersistentMemory reads these synchronously from its core.
+  assert.deepEqual(mem.timeline({ itemsOnly: true })[0].entries.map((e) => e.id).sort(), [item.id, kept.item.id].sort());
+  assert.deepEqual(mem.neighbors('ada', 1, { now: T0 }), { nodes: [{ entity: 'ada', depth: 0 }], edges: [] });
+  assert.deepEqual(mem.path('ada', 'oslo', 2), []);
+  assert.deepEqual(mem.subgraph([]), { nodes: [], edges: [] });
+  assert.equal(mem.searchFull({ text: 'door code yesterday', now: T0 + DAY, mode: 'bm25' }).time.since, T0);
 
   const search = (now) => mem.search({ text: 'quuxlemon door code', mode: 'bm25', now, filter: { scope: 'items' } }).map((h) => h.id);
   const recall = (now) => mem.recall({ thread: 'new', user: 'ada', queryText: 'quuxlemon door code', budgetTokens: 500, now });

@@ -152,6 +152,14 @@ test('the rules learn from English and Chinese turns', () => {
     ['likes', 'dark mode in every editor', ['e1']],
   ]);
   assert.equal(mem.listItems().length, 0, 'proposing writes nothing');
+  const dry = new Memory();
+  dry.addTurn({ id: 'e1', thread: 'en', user: 'ada', createdAt: T0, input: 'I am allergic to peanuts.' });
+  const taught = dry.learn(dry.proposeItems({ ids: ['e1'] }));
+  assert.deepEqual(taught.learned.map((l) => [l.outcome, l.item.relation]), [['added', 'allergy']], 'learn takes the proposals as they came');
+  assert.equal(dry.learn(dry.proposeItems({ ids: ['e1'] }), []).learned[0].outcome, 'corroborated');
+  assert.equal(thrown(() => dry.learn('x')).code, 'INVALID_INPUT');
+  assert.equal(thrown(() => dry.learn([{ text: 'no kind' }])).code, 'INVALID_INPUT');
+  dry.free();
   const en = mem.extract({ thread: 'en' });
   assert.equal(en.turns, 2);
   assert.deepEqual(en.learned.map((l) => [l.outcome, l.item.text]), [
