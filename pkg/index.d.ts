@@ -1,5 +1,9 @@
 // Type declarations of the memdag package (pkg/index.js). Property names are camelCase;
 // the Rust core's snake_case `created_at` is also accepted on input.
+//
+// Times are milliseconds since the Unix epoch. The core never reads a clock: wherever a time
+// is left out (`createdAt`, `at`, `now`), the JS face takes `Date.now()`. Pass it to pin it
+// (a replayed dataset, a test).
 
 /** One call in the tool-call loop of a turn. */
 export interface Step {
@@ -25,24 +29,39 @@ export interface CompactNode {
   sections: Section[];
 }
 
+/** A step of a new turn: only `tool` is required. */
+export interface NewStep {
+  tool: string;
+  /** Text, or any JSON value (kept as its JSON text). */
+  args?: unknown;
+  result?: string;
+  /** Default `true`: a step that says nothing about failing succeeded. */
+  ok?: boolean;
+}
+
 /**
- * A turn to add. Every field but `thread` is optional. Unknown properties are refused with
- * `INVALID_INPUT`, so a typo cannot silently drop a field.
+ * A turn to add: the one JSON turn shape of every memdag face. Every field but `thread` is
+ * optional; `undefined` and `null` read as absent. Unknown properties (in steps too) are
+ * refused with `INVALID_INPUT`, so a typo cannot silently drop a field.
  */
 export interface NewTurn {
   /** A caller-chosen id (1 to 256 bytes); when absent the store derives one. */
   id?: string | null;
   /** The conversation thread; must not be empty. */
   thread: string;
-  user?: string;
-  /** Milliseconds since the Unix epoch, e.g. `Date.now()`. The core never reads a clock. */
-  createdAt?: number;
-  input?: string;
-  output?: string;
-  steps?: Partial<Step>[];
+  user?: string | null;
+  /** Milliseconds since the Unix epoch or an ISO 8601 text; default `Date.now()`. */
+  createdAt?: number | string | null;
+  /** The snake_case spelling of `createdAt`. */
+  created_at?: number | string | null;
+  input?: string | null;
+  /** An alias of `input` (dialogue datasets write it so). */
+  text?: string | null;
+  output?: string | null;
+  steps?: NewStep[] | null;
   /** Ids of earlier records this turn used. Each must exist, or `UNKNOWN_PARENT` is thrown. */
-  parents?: string[];
-  tags?: string[];
+  parents?: string[] | null;
+  tags?: string[] | null;
   /** How much the turn matters, 0 to 1 (default 0.5). */
   importance?: number | null;
   compact?: CompactNode | null;
@@ -145,6 +164,8 @@ export interface Forgotten {
   records: string[];
   /** The removed blobs' ids. */
   blobs: string[];
+  /** The threads whose working memory was the user's and was removed. */
+  work: string[];
 }
 
 /**
@@ -239,8 +260,16 @@ export class Memory {
   requeue(changes: Iterable<Change>): void;
   /** Every stored key and value: a full export. */
   snapshot(): Entry[];
-  /** Searches: BM25, vector or hybrid (default), filters inside. Throws `INVALID_INPUT`. */
+  /** Whether there are changes `takeChanges` has not taken yet. */
+  readonly hasChanges: boolean;
+  /**
+   * Searches: BM25, vector or hybrid (default), filters inside. `now` defaults to
+   * `Date.now()`: a time expression in the text ("last week", "上周") filters by the range it
+   * names (`time: 'off'` reads it as words), and expired items leave. Throws `INVALID_INPUT`.
+   */
   search(query: SearchQuery): SearchHit[];
+  /** `search`, with the time range understood in the text. */
+  searchFull(query: SearchQuery): SearchResults;
   /** Regular-expression search over raw logs; offsets are UTF-16 into the field's text. */
   grep(query: GrepQuery): GrepMatch[];
   /** The memory block for a new turn, counting an access per record returned. */
@@ -265,6 +294,69 @@ export class Memory {
   removeBlob(id: string): boolean;
   /** Every blob id, sorted. */
   blobIds(): string[];
+  /** Adds a long-term memory item through dedup and conflicts. Throws `INVALID_INPUT` (no
+   * kind, an empty text, a limit) or `UNKNOWN_PARENT` (an unknown source). */
+  addItem(item: NewItem): Learned;
+  /** The item (whatever its status), or `undefined`; with `user`, only if they may see it. */
+  getItem(id: string, user?: string): MemoryItem | undefined;
+  /** Makes a new version of an item. Throws `NOT_FOUND`. */
+  updateItem(id: string, update: ItemUpdate): MemoryItem;
+  /** Deletes an item softly at `at` (default now): kept with its history, out of search and
+   * recall. Throws `NOT_FOUND`. `delete(id)` removes it for good. */
+  deleteItem(id: string, at?: number): MemoryItem;
+  /** Every version of an item, oldest first, those of the items it superseded included. */
+  itemHistory(id: string): HistoryEntry[];
+  /** The items a query selects; active ones, newest first, by default. */
+  listItems(query?: ItemQuery): MemoryItem[];
+  /** The logged resolutions a query selects, newest first. */
+  resolutions(query?: ResolutionQuery): LoggedResolution[];
+  /** The long-term memory settings (the defaults until set). */
+  readonly memoryConfig: MemoryConfig;
+  /** Sets the long-term memory settings (stored); names left out take their defaults. */
+  setMemoryConfig(config: Partial<MemoryConfig>): void;
+  /** Learns items from turns by the rules (English and Chinese). */
+  extract(query: ExtractQuery): ExtractReport;
+  /** What the rules would propose, writing nothing. */
+  proposeItems(query: ExtractQuery): Proposal[];
+  /** The prompts of an LLM extraction, one per kind. */
+  extractionPrompts(query: ExtractQuery): ExtractionPrompt[];
+  /** Parses an LLM's extraction answer; throws `HOST` if it is malformed. Writes nothing. */
+  parseExtraction(query: ExtractQuery, kind: ItemKind, answer: string): Proposal[];
+  /** The active items a judge should compare a new item with. */
+  itemCandidates(item: NewItem): MemoryItem[];
+  /** The prompt asking an LLM how `item` relates to `existing` (an item or its id). */
+  judgePrompt(item: NewItem, existing: MemoryItem | string): string;
+  /** Parses an LLM's judgement against item `itemId`; throws `HOST` if it is malformed. */
+  parseJudgement(itemId: string, answer: string): Judged;
+  /** Learns proposals, `judged[i]` judging the candidates of `proposals[i]`. */
+  learn(proposals: NewItem[], judged?: Judged[][]): ExtractReport;
+  /** The working memory of `thread` (empty fields if it has none). */
+  workingMemory(thread: string): WorkingMemory;
+  /** Changes one field of a thread's working memory. */
+  updateWork(update: WorkUpdate): WorkChange;
+  /** Forgets a thread's working memory; whether it had one. */
+  clearWork(thread: string): boolean;
+  /** The threads that have working memory. */
+  workThreads(): string[];
+  /** Turns and items by local day. */
+  timeline(query?: TimelineQuery): TimelineDay[];
+  /** The entities within `depth` (at most 6) edges of `entity`, and the edges among them. */
+  neighbors(entity: string, depth: number, query?: GraphQuery): Subgraph;
+  /** The shortest paths from `a` to `b` of at most `maxDepth` (at most 6) edges. */
+  path(a: string, b: string, maxDepth: number, query?: GraphQuery): Edge[][];
+  /** The nodes and edges of `entities` (`[]`: the whole graph under the query). */
+  subgraph(entities: string[], query?: GraphQuery): Subgraph;
+  /** Removes expired items (and what the query adds) for good; the next `takeChanges`
+   * rewrites the whole store, so no stored key keeps them. */
+  purge(query?: PurgeQuery): Purged;
+  /** The tool definitions for a model API. */
+  toolSchemas(format: 'openai'): OpenAiTool[];
+  toolSchemas(format: 'anthropic'): AnthropicTool[];
+  toolSchemas(format: 'mcp'): McpTool[];
+  toolSchemas(format: ToolFormat): Array<OpenAiTool | AnthropicTool | McpTool>;
+  /** Runs a tool with the model's arguments (JSON text or an object) under the host's
+   * context; answers a plain object. Throws `INVALID_INPUT` for a malformed call. */
+  callTool(name: string, args: string | Record<string, unknown> | null | undefined, context?: ToolContext): Record<string, unknown>;
   /** Every thread with its record count and newest `createdAt`, newest first. */
   threads(): Group[];
   /** Every user with its record count and newest `createdAt`, newest first. */
@@ -295,6 +387,11 @@ export class Memory {
 /** Which signals rank search hits. */
 export type SearchMode = 'bm25' | 'vector' | 'hybrid';
 
+/** What a long-term memory item is about. */
+export type ItemKind = 'personal' | 'procedural' | 'tool' | 'fact';
+/** Where an item is in its life. */
+export type ItemStatus = 'active' | 'superseded' | 'deleted' | 'expired';
+
 /** Conditions a hit must meet; applied before the top `k` are taken. */
 export interface SearchFilter {
   thread?: string | null;
@@ -307,6 +404,14 @@ export interface SearchFilter {
   until?: number | null;
   /** Only these ids. */
   ids?: string[] | null;
+  /** Turns, long-term memory items, or both (default). */
+  scope?: 'all' | 'turns' | 'items';
+  /** Only items of these kinds (so no turns). */
+  kinds?: ItemKind[];
+  /** Items of these statuses; empty: active items only. */
+  statuses?: ItemStatus[];
+  /** Items past their time to live at this time leave; default: the query's `now`. */
+  now?: number | null;
 }
 
 /** A search query; every field is optional but `text` or `embedding`. */
@@ -335,6 +440,13 @@ export interface SearchQuery {
   bm25?: { k1?: number; b?: number; weights?: { input?: number; output?: number; compact?: number; steps?: number; keys?: number } };
   ef?: number | null;
   snippets?: boolean;
+  /** The clock relative dates in `text` resolve against; default `Date.now()`. */
+  now?: number | null;
+  /** Minutes east of UTC for the days of time expressions (default 0). */
+  offsetMinutes?: number;
+  /** What a time expression in `text` does: keep to its range (default), rank it higher, or
+   * nothing. */
+  time?: 'filter' | 'boost' | 'off';
 }
 
 /** One search hit. */
@@ -345,6 +457,29 @@ export interface SearchHit {
   vector: number | null;
   /** An excerpt with matched terms marked «like this». */
   snippet: string;
+  /** The kind of a long-term memory item; `null` for a turn. */
+  kind: ItemKind | null;
+}
+
+/** A time expression found in a query and the range it names. */
+export interface TimeExpr {
+  /** Start of the range, inclusive (ms). */
+  since: number;
+  /** End of the range, exclusive (ms). */
+  until: number;
+  /** The expression as it appears in the text: `text.slice(start, end)`. */
+  matched: string;
+  /** UTF-16 offsets into the query text. */
+  start: number;
+  end: number;
+  grain: 'day' | 'week' | 'month' | 'year' | 'span';
+}
+
+/** The answer of `searchFull`. */
+export interface SearchResults {
+  hits: SearchHit[];
+  /** The range a time expression in the text named, or `null`. */
+  time: TimeExpr | null;
 }
 
 /** A regular-expression query over raw logs. */
@@ -383,23 +518,32 @@ export interface RecallQuery {
   /** Default 2,000; the block never exceeds it. */
   budgetTokens?: number;
   encoding?: Encoding;
+  /** For recency, expiry and relative dates in the query; default `Date.now()`. */
   now?: number | null;
   halfLifeMs?: number;
   threadLimit?: number;
   userLimit?: number;
   matchLimit?: number;
   matchUserOnly?: boolean;
+  /** Only records created at or after this time (ms) ... */
+  since?: number | null;
+  /** ... and before this one. */
+  until?: number | null;
+  /** Long-term memory items considered for the known section (default 8). */
+  knownLimit?: number;
+  /** Token cap of the working memory at the top of the block (default 300; 0 leaves it out). */
+  workTokens?: number;
   ancestorDepth?: number;
   ancestorLimit?: number;
   itemTokens?: number;
   rawItemTokens?: number;
-  weights?: Partial<Record<'recency' | 'importance' | 'access' | 'relevance' | 'thread' | 'user' | 'matched' | 'ancestor', number>>;
+  weights?: Partial<Record<'recency' | 'importance' | 'access' | 'relevance' | 'known' | 'thread' | 'user' | 'matched' | 'ancestor', number>>;
 }
 
-/** One recalled record. */
+/** One recalled record: a turn, or a long-term memory item (section `known`). */
 export interface RecallItem {
   id: string;
-  section: 'thread' | 'user' | 'match' | 'ancestor';
+  section: 'known' | 'thread' | 'user' | 'match' | 'ancestor';
   score: number;
   text: string;
   tokens: number;
@@ -414,7 +558,421 @@ export interface Recall {
   /** Tokens of `block`, at most the budget. */
   tokens: number;
   omitted: number;
+  /** The thread's working memory as the block shows it first, or `null`. */
+  working: string | null;
 }
+
+/** The text recall matches (its keywords, then its query text): what a host embeds. */
+export function recallMatchText(query: RecallQuery): string;
+
+// ---------------------------------------------------------------------------------------------
+// Long-term memory items (the core's crate::item and crate::memory; camelCase serde shapes).
+
+/** A long-term memory item to add. Everything but `kind` and `text` has a default. */
+export interface NewItem {
+  /** A caller-chosen id; when absent the store derives one (`m` + 16 hex digits). */
+  id?: string | null;
+  kind: ItemKind | null;
+  user?: string;
+  text: string;
+  subject?: string | null;
+  relation?: string | null;
+  object?: string | null;
+  /** The kind of task a procedural item is about. */
+  task?: string | null;
+  /** The tool a tool item is about. */
+  tool?: string | null;
+  /** 0 to 1 (default 0.5). */
+  importance?: number | null;
+  /** When it was said (ms); default `Date.now()`. */
+  createdAt?: number;
+  /** The turns it was learned from; each must exist. */
+  sources?: string[];
+  tags?: string[];
+  /** A vector in the store's dimension; else the built-in embedder's, if on. */
+  embedding?: Float32Array | number[] | null;
+  /** Time to live in ms from `createdAt`; overrides the kind's default. */
+  ttlMs?: number | null;
+  /** `ttlMs` as a duration text (`"30d"`, `"12h"`, see `parseDuration`) or ms; not both. */
+  ttl?: string | number | null;
+}
+
+/** A proposed item, as the extractor or the LLM suggests it: a `NewItem` with its source turn. */
+export interface Proposal extends NewItem {
+  createdAt: number;
+  sources: string[];
+}
+
+/** One earlier version of an item. */
+export interface ItemVersion {
+  version: number;
+  text: string;
+  importance: number;
+  subject?: string;
+  relation?: string;
+  object?: string;
+  validFrom: number;
+  validUntil: number;
+}
+
+/** What a resolution did to an item. */
+export type Action = 'added' | 'corroborated' | 'updated' | 'superseded' | 'flagged' | 'merged' | 'deleted' | 'expired';
+
+/** One logged step in an item's life. */
+export interface Resolution {
+  at: number;
+  action: Action;
+  /** The other item involved. */
+  other?: string;
+  /** The turn that caused it. */
+  source?: string;
+  /** `rule`, `llm` or `caller`. */
+  by: string;
+  reason: string;
+}
+
+/** A long-term memory item, as every face shows it. */
+export interface MemoryItem {
+  id: string;
+  user: string;
+  text: string;
+  importance: number;
+  createdAt: number;
+  /** The turns it was learned from (its DAG parents). */
+  sources: string[];
+  tags: string[];
+  /** How often recall returned it. */
+  uses: number;
+  kind: ItemKind;
+  subject?: string;
+  relation?: string;
+  object?: string;
+  task?: string;
+  tool?: string;
+  status: ItemStatus;
+  /** 1 for a new item, one more per update. */
+  version: number;
+  updatedAt: number;
+  validFrom: number;
+  validUntil?: number;
+  /** How many later items said the same thing. */
+  corroborations: number;
+  lastSeen: number;
+  expiresAt?: number;
+  /** The item that replaced this one. */
+  supersededBy?: string;
+  /** The items this one replaced. */
+  supersedes?: string[];
+  /** Active items it contradicts, kept side by side (conflict strategy `keep`). */
+  conflicts?: string[];
+  /** Earlier versions, oldest first. */
+  history?: ItemVersion[];
+  /** Every resolution that touched it, oldest first. */
+  log?: Resolution[];
+}
+
+/** What adding an item did. */
+export interface Learned {
+  outcome: 'added' | 'corroborated' | 'superseded' | 'flagged' | 'merged' | 'updated';
+  /** The item that now holds the knowledge: the new one, or the existing one it went into. */
+  item: MemoryItem;
+  /** The existing items involved. */
+  others: string[];
+  reason: string;
+}
+
+/** A caller's change to an item: the fields given replace the current version's. */
+export interface ItemUpdate {
+  text?: string | null;
+  subject?: string | null;
+  relation?: string | null;
+  object?: string | null;
+  task?: string | null;
+  tool?: string | null;
+  importance?: number | null;
+  tags?: string[] | null;
+  embedding?: Float32Array | number[] | null;
+  /** Time to live in ms from `at`; `0` removes the expiry. */
+  ttlMs?: number | null;
+  /** `ttlMs` as a duration text or ms; not both. */
+  ttl?: string | number | null;
+  /** When the change happens; default `Date.now()`. */
+  at?: number;
+}
+
+/** One version in an item's history. */
+export interface HistoryEntry {
+  /** The item the version belongs to (this one, or one it superseded). */
+  id: string;
+  version: number;
+  text: string;
+  subject?: string;
+  relation?: string;
+  object?: string;
+  importance: number;
+  validFrom: number;
+  validUntil: number | null;
+  status: ItemStatus;
+}
+
+/** Which items `listItems` returns. Every field is optional. */
+export interface ItemQuery {
+  /** Only what this user may see: their own items and those tagged `shared`. */
+  user?: string | null;
+  kinds?: ItemKind[];
+  task?: string | null;
+  tool?: string | null;
+  /** Only these statuses; empty: active only (unless `all`). */
+  statuses?: ItemStatus[];
+  all?: boolean;
+  since?: number | null;
+  until?: number | null;
+  /** The items as they were valid at this time, each in the version valid then. */
+  asOf?: number | null;
+  /** Items past their time to live by then count as expired; default `Date.now()`. */
+  now?: number | null;
+  order?: 'created' | 'updated' | 'importance' | 'uses';
+  ascending?: boolean;
+  /** 1 to 10,000 (default 100). */
+  limit?: number;
+  offset?: number;
+}
+
+/** Which resolutions `resolutions` returns, newest first. */
+export interface ResolutionQuery {
+  user?: string | null;
+  item?: string | null;
+  actions?: Action[];
+  since?: number | null;
+  until?: number | null;
+  /** Default 100. */
+  limit?: number | null;
+}
+
+/** A resolution with the item it is logged on. */
+export interface LoggedResolution extends Resolution {
+  item: string;
+}
+
+/** The long-term memory settings, stored with the memory. */
+export interface MemoryConfig {
+  /** Cosine at or above which two items say the same thing (default 0.92). */
+  dedupCosine: number;
+  /** Share of shared words at or above which two items say the same thing (default 0.8). */
+  dedupOverlap: number;
+  /** What a contradiction does: supersede (default), keep both flagged, or LLM merge. */
+  conflict: 'newest' | 'keep' | 'merge';
+  /** Relations holding one value at a time (name, residence, employer, ...). */
+  singleValued: string[];
+  /** Pairs of relations that contradict each other for one object. */
+  opposites: Array<[string, string]>;
+  /** Pairs of relations that say the same of one object. */
+  equivalents: Array<[string, string]>;
+  /** Time to live per kind, in ms. */
+  ttlMs: Partial<Record<ItemKind, number>>;
+  /** Decay half-life per kind, in ms. */
+  halfLifeMs: Partial<Record<ItemKind, number>>;
+  /** Entity aliases: alias → canonical name. */
+  aliases: Record<string, string>;
+}
+
+/** Which turns to learn from: the given ids, or every turn of a thread and/or user. */
+export interface ExtractQuery {
+  ids?: string[];
+  thread?: string | null;
+  user?: string | null;
+  /** Kinds to learn; empty: personal, procedural and tool. */
+  kinds?: ItemKind[];
+}
+
+/** What a learning pass did. */
+export interface ExtractReport {
+  /** Turns read. */
+  turns: number;
+  /** One entry per proposal learned. */
+  learned: Learned[];
+  /** Items ended by a retraction ("I don't mind cilantro anymore"). */
+  retracted: string[];
+}
+
+/** One prompt of an LLM extraction. */
+export interface ExtractionPrompt {
+  kind: ItemKind;
+  prompt: string;
+}
+
+/** The LLM's judgement of a new item against candidate `item`. */
+export interface Judged {
+  item: string;
+  verdict: 'same' | 'update' | 'contradicts' | 'unrelated';
+  /** The merged text, for `update` and the `merge` strategy. */
+  merged?: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Working memory (crate::work).
+
+/** One working-memory field. */
+export interface WorkField {
+  /** Any JSON value. */
+  value: unknown;
+  updatedAt: number;
+  /** How many changes were applied to it. */
+  version: number;
+}
+
+/** One change of working memory, applied or `stale` (a newer change of the field won). */
+export interface WorkChange {
+  at: number;
+  field: string;
+  op: WorkOp;
+  /** The value given (for `pop`, the element popped). */
+  value?: unknown;
+  /** The field's value before. */
+  previous?: unknown;
+  stale: boolean;
+  user?: string;
+}
+
+/** A working-memory operation. */
+export type WorkOp = 'set' | 'push' | 'pop' | 'patch' | 'remove';
+
+/** The working memory of one thread. Conventional fields: `goal` (text), `tasks` (a list of
+ * `{ text, status }`), `constraints` (a list), `notes` (an object). */
+export interface WorkingMemory {
+  thread: string;
+  /** The user of the last change. */
+  user: string;
+  fields: Record<string, WorkField>;
+  /** Oldest first. */
+  history: WorkChange[];
+}
+
+/** A change to one field of a thread's working memory. */
+export interface WorkUpdate {
+  thread: string;
+  field: string;
+  op: WorkOp;
+  /** The value to set, the element to push, or the JSON merge patch. */
+  value?: unknown;
+  /** Default `Date.now()`; an older change than the field's newest is kept as `stale`. */
+  at?: number;
+  user?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timeline, entity graph, purge (crate::timeline, crate::graph, crate::erase).
+
+/** Which timeline. Every field is optional. */
+export interface TimelineQuery {
+  user?: string | null;
+  thread?: string | null;
+  since?: number | null;
+  until?: number | null;
+  /** Minutes east of UTC for the days (default 0). */
+  offsetMinutes?: number;
+  itemsOnly?: boolean;
+  turnsOnly?: boolean;
+  /** The newest this many entries (default 500, at most 10,000). */
+  limit?: number;
+}
+
+/** One day of a timeline. */
+export interface TimelineDay {
+  /** `YYYY-MM-DD` in the query's offset. */
+  date: string;
+  entries: Array<{ id: string; at: number; kind?: ItemKind; thread?: string; user: string; text: string }>;
+}
+
+/** Which edges a graph walk may use. */
+export interface GraphQuery {
+  /** Only this user's items and shared ones. */
+  user?: string | null;
+  /** The graph as it was at this time. */
+  asOf?: number | null;
+  /** Items past their time to live are no edges; default `Date.now()`. */
+  now?: number | null;
+}
+
+/** One edge: a fact (an item) between two entities. */
+export interface Edge {
+  /** The item. */
+  id: string;
+  from: string;
+  relation: string;
+  to: string;
+  text: string;
+  /** The turns it was learned from. */
+  sources: string[];
+}
+
+/** A set of entities (with their distance from the start) and the edges among them. */
+export interface Subgraph {
+  nodes: Array<{ entity: string; depth: number }>;
+  edges: Edge[];
+}
+
+/** What `purge` removes. */
+export interface PurgeQuery {
+  /** Default `Date.now()`. */
+  now?: number;
+  /** Remove items past their time to live (default true). */
+  expired?: boolean;
+  /** Also remove superseded and deleted items, with their history. */
+  ended?: boolean;
+  /** Remove blobs every referencing record left behind this long before `now` (ms). */
+  blobMaxAgeMs?: number | null;
+  /** Remove blobs no live record references. */
+  unreferencedBlobs?: boolean;
+}
+
+/** What `purge` removed. */
+export interface Purged {
+  items: string[];
+  blobs: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools (crate::tools).
+
+/** The API whose tool format `toolSchemas` emits. */
+export type ToolFormat = 'openai' | 'anthropic' | 'mcp';
+
+/** The tool names. */
+export type ToolName = 'search' | 'grep' | 'get' | 'ancestors' | 'descendants' | 'recall' | 'remember' | 'memories' | 'forget';
+
+/** An OpenAI function-calling tool. */
+export interface OpenAiTool {
+  type: 'function';
+  function: { name: ToolName; description: string; parameters: Record<string, unknown> };
+}
+
+/** An Anthropic tool. */
+export interface AnthropicTool {
+  name: ToolName;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** An MCP tool, as `tools/list` answers. */
+export interface McpTool {
+  name: ToolName;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** What the host knows and the model must not choose. */
+export interface ToolContext {
+  /** Every tool keeps to this user's memory. */
+  user?: string | null;
+  /** Recall's thread when the model names none. */
+  thread?: string | null;
+  /** The clock of new items and relative dates; default `Date.now()`. */
+  now?: number | null;
+}
+
+/** The milliseconds of a duration text such as `"90s"`, `"15m"`, `"12h"`, `"30d"` or `"2w"`. */
+export function parseDuration(text: string): number;
 
 /** A chat message for the context tools. */
 export interface Message {
@@ -633,15 +1191,57 @@ export class PersistentMemory extends EventTarget {
   __trapForTests(): void;
   threads(): Group[];
   users(): Group[];
+  /** Adds an item; resolves with what happened once durable (rejects like `add`). */
+  addItem(item: NewItem): Promise<Learned>;
+  getItem(id: string, user?: string): MemoryItem | undefined;
+  updateItem(id: string, update: ItemUpdate): Promise<MemoryItem>;
+  deleteItem(id: string, at?: number): Promise<MemoryItem>;
+  itemHistory(id: string): HistoryEntry[];
+  listItems(query?: ItemQuery): MemoryItem[];
+  resolutions(query?: ResolutionQuery): LoggedResolution[];
+  readonly memoryConfig: MemoryConfig;
+  setMemoryConfig(config: Partial<MemoryConfig>): Promise<void>;
+  /** Learns items from turns through the host's `complete` when the memory has one (every
+   * answer parsed before anything is written: a malformed one rejects with `HOST` and
+   * changes nothing), else by the rules; resolves once durable. */
+  extract(query: ExtractQuery): Promise<ExtractReport>;
+  proposeItems(query: ExtractQuery): Proposal[];
+  extractionPrompts(query: ExtractQuery): ExtractionPrompt[];
+  parseExtraction(query: ExtractQuery, kind: ItemKind, answer: string): Proposal[];
+  itemCandidates(item: NewItem): MemoryItem[];
+  judgePrompt(item: NewItem, existing: MemoryItem | string): string;
+  parseJudgement(itemId: string, answer: string): Judged;
+  learn(proposals: NewItem[], judged?: Judged[][]): Promise<ExtractReport>;
+  workingMemory(thread: string): WorkingMemory;
+  /** Changes one field of a thread's working memory; resolves once durable. Two tabs that
+   * change different fields both keep their change. */
+  updateWork(update: WorkUpdate): Promise<WorkChange>;
+  clearWork(thread: string): Promise<boolean>;
+  workThreads(): string[];
+  timeline(query?: TimelineQuery): TimelineDay[];
+  neighbors(entity: string, depth: number, query?: GraphQuery): Subgraph;
+  path(a: string, b: string, maxDepth: number, query?: GraphQuery): Edge[][];
+  subgraph(entities: string[], query?: GraphQuery): Subgraph;
+  /** Purges and resolves once the rewritten store is durable (no stored byte of a purged
+   * item left). */
+  purge(query?: PurgeQuery): Promise<Purged>;
+  toolSchemas(format: 'openai'): OpenAiTool[];
+  toolSchemas(format: 'anthropic'): AnthropicTool[];
+  toolSchemas(format: 'mcp'): McpTool[];
+  toolSchemas(format: ToolFormat): Array<OpenAiTool | AnthropicTool | McpTool>;
+  /** Runs a tool; when it changed the store (`remember`, `forget`, `recall`'s use counts),
+   * resolves once that is durable. */
+  callTool(name: string, args: string | Record<string, unknown> | null | undefined, context?: ToolContext): Promise<Record<string, unknown>>;
   /** Deletes a record; resolves with it once the deletion is durable (rejects like `add`). */
   delete(id: string): Promise<MemoryRecord>;
   search(query: SearchQuery): SearchHit[];
+  searchFull(query: SearchQuery): SearchResults;
   /** `search` with the query embedded by the host's `embed`. */
   searchAsync(query: SearchQuery): Promise<SearchHit[]>;
   grep(query: GrepQuery): GrepMatch[];
   recall(query: RecallQuery): Recall;
   recallView(query: RecallQuery): Recall;
-  /** `recall` with the query embedded by the host's `embed`. */
+  /** `recall` with its match text (`recallMatchText`) embedded by the host's `embed`. */
   recallAsync(query: RecallQuery): Promise<Recall>;
   accessCount(id: string): number;
   compactionPrompt(id: string, previous?: CompactNode | null): string;

@@ -11,6 +11,8 @@ import init, {
   compactToolResult,
   tokensExact,
   embeddingText,
+  recallMatchText,
+  parseDuration,
 } from './dist/memdag_wasm.js';
 
 const wasmUrl = new URL('./dist/memdag_wasm_bg.wasm', import.meta.url);
@@ -57,7 +59,7 @@ const { PersistentMemory, GENERATION_KEY } = await import('./persistent.js');
 Memory.open = (options) => PersistentMemory.open(options);
 
 export { Memory, PersistentMemory, GENERATION_KEY, IndexedDbStorage };
-export { countTokens, checkContext, compactToolResult, tokensExact, embeddingText };
+export { countTokens, checkContext, compactToolResult, tokensExact, embeddingText, recallMatchText, parseDuration };
 export { MemoryStorage } from './storage/memory.js';
 export { KeyValueStorage, workersKv } from './storage/kv.js';
 export { encodeExport, decodeExport } from './export.js';

@@ -24,13 +24,21 @@
 // reported in `flush()`'s `conflicts` and dropped. The BroadcastChannel `memdag:<name>` only
 // tells other tabs to refresh their view early (event "change").
 //
-// Promises tell the truth. `add`, `addMany`, `compact`, `compactMany` and `delete` resolve only
-// once their change is durable: each schedules a flush (coalesced with any others in the same
-// task) and waits for the flush that writes it. If that flush fails they reject with its
-// `STORAGE` error (the change stays queued for the next flush); if a rebase drops the change
-// (another tab deleted a parent first) they reject with the replay's code (`UNKNOWN_PARENT`,
-// `NOT_FOUND`, ...), `reason: 'rebase'`, and the journal operation as `op`. The sync forms
-// (`addTurn`, `applyCompaction`, ...) change memory at once and persist at the next flush.
+// Promises tell the truth. `add`, `addMany`, `compact`, `compactMany`, `delete` and the
+// memory changes below resolve only once their change is durable: each schedules a flush
+// (coalesced with any others in the same task) and waits for the flush that writes it. If that
+// flush fails they reject with its `STORAGE` error (the change stays queued for the next
+// flush); if a rebase drops the change (another tab deleted a parent first) they reject with
+// the replay's code (`UNKNOWN_PARENT`, `NOT_FOUND`, ...), `reason: 'rebase'`, and the journal
+// operation as `op`. The sync forms (`addTurn`, `applyCompaction`, ...) change memory at once
+// and persist at the next flush.
+//
+// Memory changes: `addItem`, `updateItem`, `deleteItem`, `setMemoryConfig`, `extract`,
+// `learn`, `updateWork`, `clearWork`, `purge`, and `callTool` when the tool changed the store.
+// Their replays are deterministic: a time the caller left out (`createdAt`, `at`, `now`) is
+// fixed to `Date.now()` before the first run and journaled so, and a new item keeps the id the
+// core gave it. Working memory changes field by field, so two tabs that change different
+// fields of one thread both keep their change; of two changes to one field, the newest wins.
 //
 // Opening reads `head` and the keys it names where the adapter says listing is costly
 // (`boundedOpen`, e.g. Workers KV): 1 + parts reads, whatever the number of records.
@@ -39,10 +47,11 @@
 // as raw bytes) the core seals every value it writes and opens every value it loads, exports
 // included; the flush counter `sync/generation` stays plain. The key is kept in this object
 // for reloads; a missing or wrong key rejects `open` with `LOCKED`.
-import { IndexedDbStorage, Memory } from './dist/memdag_wasm.js';
+import { IndexedDbStorage, Memory, recallMatchText } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
 import { decodeExport, encodeExport } from './export.js';
 import { EmbedBatcher, completeChecked, turnText } from './host.js';
+import { llmExtraction } from './learn.js';
 import { withLock } from './lock.js';
 import { MemoryStorage } from './storage/memory.js';
 
@@ -55,9 +64,14 @@ const encodeGeneration = (n) => new TextEncoder().encode(String(n));
 /** Sync methods passed straight to the core. */
 const READS = [
   'get', 'recent', 'byUser', 'ancestors', 'descendants', 'children', 'threads', 'users', 'search',
-  'grep', 'recall', 'recallView', 'accessCount', 'compactionPrompt', 'blob', 'blobIds', 'snapshot',
-  '__trapForTests',
+  'searchFull', 'grep', 'recall', 'recallView', 'accessCount', 'compactionPrompt', 'blob', 'blobIds',
+  'snapshot', '__trapForTests', 'getItem', 'itemHistory', 'listItems', 'resolutions', 'proposeItems',
+  'extractionPrompts', 'parseExtraction', 'itemCandidates', 'judgePrompt', 'parseJudgement',
+  'workingMemory', 'workThreads', 'timeline', 'neighbors', 'path', 'subgraph', 'toolSchemas',
 ];
+
+/** Outcomes of `addItem` that created an item (whose id a replay must keep). */
+const NEW_ITEM = new Set(['added', 'superseded', 'flagged']);
 
 /** Sync methods that change the store: journaled for replay, and flushed by autoFlush. */
 const WRITES = ['applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob'];
@@ -107,6 +121,19 @@ async function readStore(storage, key) {
     }
   }
   return storage.loadRange('');
+}
+
+/** A journaled turn: as added, with the id and time the core gave it, so a replay after a
+ * rebase adds the same record (a turn without `createdAt` took the host clock once). */
+function replayable(turn, record) {
+  return { ...turn, id: record.id, createdAt: record.createdAt };
+}
+
+/** `input` with `key` set to `value` when it is a plain object lacking it (`undefined` or
+ * `null`); anything else as it is, for the core to refuse. */
+function withDefault(input, key, value) {
+  if (input === null || typeof input !== 'object' || Array.isArray(input) || input[key] != null) return input;
+  return { ...input, [key]: value };
 }
 
 /** The raw bytes of an encryption key: a Uint8Array as it is, or an extractable CryptoKey. */
@@ -290,7 +317,7 @@ export class PersistentMemory extends EventTarget {
   /** Adds a turn now (sync, no host embedder); it persists at the next flush. See `add`. */
   addTurn(turn) {
     const record = this.#core.addTurn(turn);
-    this.#record('addTurn', [{ ...turn, id: record.id }]);
+    this.#record('addTurn', [replayable(turn, record)]);
     return record;
   }
 
@@ -300,7 +327,7 @@ export class PersistentMemory extends EventTarget {
     let t = turn;
     if (this.#embedder && turn?.embedding == null) t = { ...turn, embedding: await this.#embedder.one(turnText(turn)) };
     const record = this.#core.addTurn(t);
-    return this.#durable([this.#record('addTurn', [{ ...t, id: record.id }])], record);
+    return this.#durable([this.#record('addTurn', [replayable(t, record)])], record);
   }
 
   /** Adds turns in order with one `embed` call for all of them; resolves once all are durable
@@ -315,7 +342,7 @@ export class PersistentMemory extends EventTarget {
     const records = list.map((t) => {
       const turn = this.#embedder && t?.embedding == null ? { ...t, embedding: vectors[v++] } : t;
       const record = this.#core.addTurn(turn);
-      entries.push(this.#record('addTurn', [{ ...turn, id: record.id }]));
+      entries.push(this.#record('addTurn', [replayable(turn, record)]));
       return record;
     });
     return this.#durable(entries, records);
@@ -328,6 +355,84 @@ export class PersistentMemory extends EventTarget {
     return this.#durable([this.#record('delete', [id])], record);
   }
 
+  /** The long-term memory settings. */
+  get memoryConfig() {
+    return this.#core.memoryConfig;
+  }
+
+  /** Adds a long-term memory item (dedup and conflicts) and resolves with what happened once
+   * it is durable. `createdAt` defaults to now. */
+  async addItem(item) {
+    const pinned = withDefault(item, 'createdAt', Date.now());
+    const learned = this.#core.addItem(pinned);
+    const replay = NEW_ITEM.has(learned.outcome) && pinned.id == null ? { ...pinned, id: learned.item.id } : pinned;
+    return this.#durable([this.#journalReplay('addItem', (core) => core.addItem(replay), [replay])], learned);
+  }
+
+  /** Makes a new version of an item; resolves with it once durable. `at` defaults to now. */
+  async updateItem(id, update) {
+    const pinned = withDefault(update, 'at', Date.now());
+    return this.#change('updateItem', [id, pinned], (core) => core.updateItem(id, pinned));
+  }
+
+  /** Deletes an item softly at `at` (default now); resolves with it once durable. */
+  async deleteItem(id, at) {
+    const pinned = at ?? Date.now();
+    return this.#change('deleteItem', [id, pinned], (core) => core.deleteItem(id, pinned));
+  }
+
+  /** Sets the long-term memory settings (stored with the memory); resolves once durable. */
+  async setMemoryConfig(config) {
+    return this.#change('setMemoryConfig', [config], (core) => core.setMemoryConfig(config));
+  }
+
+  /** Learns items from turns: through the host's `complete` when the memory has one (every
+   * answer is parsed before anything is written, so a malformed one rejects with `HOST` and
+   * changes nothing), else by the rules. Resolves with the report once it is durable. */
+  async extract(query) {
+    if (!this.#complete) return this.#change('extract', [query], (core) => core.extract(query));
+    const { proposals, judged } = await llmExtraction(() => this.#core, this.#complete, query);
+    return this.#change('learn', [proposals, judged], (core) => core.learn(proposals, judged));
+  }
+
+  /** Learns proposals with the judgements of their candidates; resolves once durable. */
+  async learn(proposals, judged) {
+    const now = Date.now();
+    const pinned = Array.isArray(proposals) ? proposals.map((p) => withDefault(p, 'createdAt', now)) : proposals;
+    return this.#change('learn', [pinned, judged], (core) => core.learn(pinned, judged));
+  }
+
+  /** Changes one field of a thread's working memory (`at` defaults to now); resolves with the
+   * change once durable. */
+  async updateWork(update) {
+    const pinned = withDefault(update, 'at', Date.now());
+    return this.#change('updateWork', [pinned], (core) => core.updateWork(pinned));
+  }
+
+  /** Forgets a thread's working memory; resolves with whether it had one once durable. */
+  async clearWork(thread) {
+    return this.#change('clearWork', [thread], (core) => core.clearWork(thread));
+  }
+
+  /** Removes expired items (and what the query adds) for good and rewrites the stored memory
+   * so no key keeps them; resolves with `{ items, blobs }` once durable. `now` defaults to
+   * now, `expired` to true. */
+  async purge(query = {}) {
+    const pinned = withDefault(query ?? {}, 'now', Date.now());
+    return this.#change('purge', [pinned], (core) => core.purge(pinned));
+  }
+
+  /** Runs a tool (see `Memory.callTool`); when it changed the store (`remember`, `forget`,
+   * `recall`'s use counts), resolves once that is durable. The context's `now` defaults to
+   * now. */
+  async callTool(name, args, context = {}) {
+    const pinned = withDefault(context ?? {}, 'now', Date.now());
+    const answer = this.#core.callTool(name, args, pinned);
+    if (!this.#core.hasChanges) return answer;
+    const entry = this.#journalReplay('callTool', (core) => core.callTool(name, args, pinned), [name, args, pinned]);
+    return this.#durable([entry], answer);
+  }
+
   /** `search`, embedding the query text with the host's `embed` for vector and hybrid modes. */
   async searchAsync(query) {
     if (this.#embedder && query?.embedding == null && query?.text && query.mode !== 'bm25') {
@@ -336,9 +441,10 @@ export class PersistentMemory extends EventTarget {
     return this.#core.search(query);
   }
 
-  /** `recall`, embedding the query text and keywords with the host's `embed`. */
+  /** `recall`, embedding the text recall matches (the core's rule: keywords, then the query
+   * text) with the host's `embed`. */
   async recallAsync(query) {
-    const text = [query?.queryText ?? '', ...(query?.keywords ?? [])].join(' ').trim();
+    const text = query == null ? '' : recallMatchText(query).trim();
     if (this.#embedder && query?.embedding == null && text) {
       query = { ...query, embedding: await this.#embedder.one(text) };
     }
@@ -598,11 +704,19 @@ export class PersistentMemory extends EventTarget {
   }
 
   /** Journals an operation already applied to the core that replays through `replay(core)`
-   * rather than a core method of the same name; returns its journal entry. */
-  #journalReplay(op, replay) {
-    const entry = this.#record(op, []);
+   * rather than a core method of the same name (`args` are for conflict reports); returns its
+   * journal entry. */
+  #journalReplay(op, replay, args = []) {
+    const entry = this.#record(op, args);
     entry.replay = replay;
     return entry;
+  }
+
+  /** Runs `run` on the core now, journals it to replay the same way after a rebase, and
+   * resolves with its result once durable. */
+  #change(op, args, run) {
+    const result = run(this.#core);
+    return this.#durable([this.#journalReplay(op, run, args)], result);
   }
 
   /** Journals an operation already applied to the core; returns its journal entry. */

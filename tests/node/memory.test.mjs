@@ -128,15 +128,41 @@ test('errors are JS Errors with a code', () => {
   assert.deepEqual(mem.takeChanges(), [], 'refused calls queue no change');
 });
 
-test('undefined and null optional fields read as absent', () => {
+test('undefined and null optional fields read as absent; the time defaults to the host clock', () => {
   const mem = new Memory();
+  const before = Date.now();
   const r = mem.addTurn({ thread: 't', id: undefined, user: undefined, steps: null, importance: undefined, createdAt: undefined });
   assert.equal(r.user, '');
   assert.deepEqual(r.steps, []);
   assert.equal(r.importance, 0.5);
-  assert.equal(r.createdAt, 0);
-  const steps = mem.addTurn({ thread: 't', steps: [{ tool: 'x' }] }).steps;
-  assert.deepEqual(steps, [{ tool: 'x', args: '', result: '', ok: false }]);
+  assert.ok(r.createdAt >= before && r.createdAt <= Date.now(), `createdAt ${r.createdAt} is the host clock`);
+  const steps = mem.addTurn({ thread: 't', steps: [{ tool: 'x' }, { tool: 'y', ok: undefined, result: null }] }).steps;
+  assert.deepEqual(steps, [
+    { tool: 'x', args: '', result: '', ok: true },
+    { tool: 'y', args: '', result: '', ok: true },
+  ], 'a step that says nothing about failing succeeded');
+});
+
+test('addTurn reads the one JSON turn shape: ISO or ms createdAt, JSON args, text for input', () => {
+  const mem = new Memory();
+  const iso = '2024-05-08T13:56:00.250Z';
+  const r = mem.addTurn({
+    thread: 't',
+    createdAt: iso,
+    text: 'deploy the api',
+    steps: [{ tool: 'shell', args: { cmd: 'make deploy' }, result: 'done' }, { tool: 'curl', args: '-I /', ok: false }],
+  });
+  assert.equal(r.createdAt, Date.parse(iso));
+  assert.equal(new Date(r.createdAt).toISOString(), iso);
+  assert.equal(r.input, 'deploy the api');
+  assert.deepEqual(r.steps, [
+    { tool: 'shell', args: '{"cmd":"make deploy"}', result: 'done', ok: true },
+    { tool: 'curl', args: '-I /', result: '', ok: false },
+  ]);
+  assert.deepEqual(mem.get(r.id), r, 'stored as returned');
+  assert.equal(mem.addTurn({ thread: 't', createdAt: 5 }).createdAt, 5);
+  assert.equal(thrown(() => mem.addTurn({ thread: 't', createdAt: '8 May' })).code, 'INVALID_INPUT');
+  assert.equal(thrown(() => mem.addTurn({ thread: 't', steps: [{ tool: 'x', okay: true }] })).code, 'INVALID_INPUT', 'unknown step field');
 });
 
 test('the change set round-trips through a Map', () => {

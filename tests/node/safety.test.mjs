@@ -61,7 +61,7 @@ test('forgetUser erases a user from memory and from every stored byte', async ()
   };
   assert.ok(await bytesHold('quuxlemon'), 'the test is meaningful: the string was stored');
   const gone = await mem.forgetUser('mallory');
-  assert.deepEqual(gone, { records: ['m1'], blobs: [] });
+  assert.deepEqual(gone, { records: ['m1'], blobs: [], work: [] });
   assert.equal(await bytesHold('quuxlemon'), false);
   assert.ok(await bytesHold('zebracorn'), "alice's turn is intact");
   assert.deepEqual(mem.get('b1').parents, ['a1'], 'the DAG is repaired');

@@ -129,3 +129,121 @@ async function asyncUsage(): Promise<void> {
 }
 
 export { asyncUsage };
+
+// Turns in the one JSON shape; search with time; recall's known section and working memory.
+import { recallMatchText, type SearchResults, type TimeExpr } from '../../pkg/index.js';
+
+function timeUsage(): void {
+  const m = new Memory();
+  m.addTurn({ thread: 't', createdAt: '2024-05-08T13:56:00Z', text: 'hi', steps: [{ tool: 'x', args: { q: 1 } }] });
+  m.addTurn({ thread: 't', created_at: 5, user: null, steps: null });
+  const full: SearchResults = m.searchFull({ text: 'deploy last week', now: Date.now(), offsetMinutes: 60, time: 'boost' });
+  const range: TimeExpr | null = full.time;
+  const kinds = m.search({ text: 'x', filter: { scope: 'items', kinds: ['personal'], statuses: ['active'], now: 1 } }).map((h) => h.kind);
+  const r = m.recall({ thread: 't', knownLimit: 4, workTokens: 100, since: 0, until: 10, weights: { known: 1 } });
+  const section: 'known' | 'thread' | 'user' | 'match' | 'ancestor' = r.items[0].section;
+  const working: string | null = r.working;
+  const text: string = recallMatchText({ thread: 't', keywords: ['a'], queryText: 'b' });
+  const dirty: boolean = m.hasChanges;
+  // @ts-expect-error a step needs its tool
+  m.addTurn({ thread: 't', steps: [{ args: 'x' }] });
+  // @ts-expect-error time is one of three names
+  m.search({ text: 'x', time: 'never' });
+  console.log(range?.grain, kinds, section, working, text, dirty);
+}
+
+export { timeUsage };
+
+// Long-term memory items, learning, working memory, the graph, purge and tools.
+import {
+  parseDuration,
+  type ExtractReport,
+  type Judged,
+  type Learned,
+  type MemoryItem,
+  type NewItem,
+  type OpenAiTool,
+  type Proposal,
+  type Subgraph,
+  type WorkChange,
+} from '../../pkg/index.js';
+
+function itemUsage(m: Memory): void {
+  const item: NewItem = { kind: 'personal', user: 'ada', text: 'Lives in Berlin', relation: 'residence', object: 'Berlin', ttl: '30d' };
+  const learned: Learned = m.addItem(item);
+  const outcome: 'added' | 'corroborated' | 'superseded' | 'flagged' | 'merged' | 'updated' = learned.outcome;
+  const got: MemoryItem | undefined = m.getItem(learned.item.id, 'ada');
+  m.updateItem(learned.item.id, { text: 'Lives in Berlin-Mitte', ttlMs: 0, at: Date.now() });
+  m.deleteItem(learned.item.id);
+  m.deleteItem(learned.item.id, 5);
+  const versions: number[] = m.itemHistory(learned.item.id).map((h) => h.version);
+  const listed: MemoryItem[] = m.listItems({ kinds: ['tool'], statuses: ['expired'], order: 'uses', limit: 5 });
+  m.listItems();
+  m.resolutions({ actions: ['superseded'] }).map((r) => r.item + r.action);
+  m.setMemoryConfig({ conflict: 'keep', ttlMs: { tool: parseDuration('7d') }, opposites: [['likes', 'hates']] });
+  const conflict: 'newest' | 'keep' | 'merge' = m.memoryConfig.conflict;
+  const report: ExtractReport = m.extract({ thread: 't', kinds: ['personal'] });
+  const proposals: Proposal[] = m.proposeItems({ ids: ['a'] });
+  const prompts = m.extractionPrompts({ user: 'ada' }).map((p) => p.kind + p.prompt);
+  const parsed: Proposal[] = m.parseExtraction({ ids: ['a'] }, 'tool', '{"items": []}');
+  const candidates: MemoryItem[] = m.itemCandidates(parsed[0]);
+  const prompt: string = m.judgePrompt(parsed[0], candidates[0]) + m.judgePrompt(item, 'm1');
+  const judged: Judged = m.parseJudgement(candidates[0].id, '{"verdict": "same"}');
+  m.learn(proposals, [[judged]]);
+  m.learn([item]);
+  // @ts-expect-error a kind is one of four names
+  m.addItem({ kind: 'mood', text: 'x' });
+  console.log(outcome, got?.status, versions, listed, conflict, report.learned, prompts, prompt);
+}
+
+function workAndGraphUsage(m: Memory): void {
+  const change: WorkChange = m.updateWork({ thread: 't', field: 'tasks', op: 'push', value: { text: 'x', status: 'open' } });
+  const stale: boolean = change.stale;
+  const goal: unknown = m.workingMemory('t').fields.goal?.value;
+  const cleared: boolean = m.clearWork('t');
+  const threads: string[] = m.workThreads();
+  // @ts-expect-error an op is one of five names
+  m.updateWork({ thread: 't', field: 'x', op: 'append' });
+  const days = m.timeline({ offsetMinutes: 60, itemsOnly: true }).map((d) => d.date + d.entries.length);
+  const near: Subgraph = m.neighbors('ada', 2, { user: 'ada', now: 1 });
+  const paths: string[][] = m.path('ada', 'norway', 3).map((p) => p.map((e) => e.relation));
+  const sub: Subgraph = m.subgraph([]);
+  const purged: string[] = m.purge({ ended: true }).items.concat(m.purge().blobs);
+  console.log(stale, goal, cleared, threads, days, near.nodes, paths, sub.edges, purged);
+}
+
+async function persistentItemUsage(memory: PersistentMemory): Promise<void> {
+  const learned: Learned = await memory.addItem({ kind: 'fact', text: 'Oslo is in Norway' });
+  const report: ExtractReport = await memory.extract({ thread: 't' });
+  await memory.learn(memory.proposeItems({ thread: 't' }));
+  await memory.updateItem(learned.item.id, { importance: 0.2 });
+  await memory.deleteItem(learned.item.id);
+  await memory.setMemoryConfig({ dedupOverlap: 0.7 });
+  const items: MemoryItem[] = memory.listItems({ user: 'ada' });
+  memory.searchFull({ text: 'yesterday' }).time?.since;
+  // @ts-expect-error the async form resolves to a Learned, not one
+  const sync: Learned = memory.addItem({ kind: 'fact', text: 'x' });
+  console.log(report, items, sync, memory.memoryConfig.aliases);
+}
+
+async function persistentWorkUsage(memory: PersistentMemory): Promise<void> {
+  const change: WorkChange = await memory.updateWork({ thread: 't', field: 'goal', op: 'set', value: 'ship' });
+  const had: boolean = await memory.clearWork('t');
+  const purged: string[] = (await memory.purge({ now: Date.now() })).items;
+  console.log(change, had, purged, memory.path('a', 'b', 2), memory.timeline());
+}
+
+async function toolUsage(memory: PersistentMemory): Promise<void> {
+  const m = new Memory();
+  const tools: OpenAiTool[] = m.toolSchemas('openai');
+  const names: string[] = tools.map((t) => t.function.name).concat(m.toolSchemas('mcp').map((t) => t.inputSchema && t.name));
+  m.toolSchemas('anthropic').map((t) => t.input_schema);
+  const answer: Record<string, unknown> = m.callTool('search', '{"query": "x"}', { user: 'ada', now: Date.now() });
+  m.callTool('remember', { text: 'y' });
+  const durable: Record<string, unknown> = await memory.callTool('forget', { id: 'm1' }, { user: 'ada' });
+  // @ts-expect-error a format is one of three names
+  m.toolSchemas('gemini');
+  console.log(names, answer, durable, memory.toolSchemas('openai').length);
+}
+
+export { itemUsage, persistentItemUsage, workAndGraphUsage, persistentWorkUsage, toolUsage };

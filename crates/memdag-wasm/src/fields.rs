@@ -1,13 +1,19 @@
-//! The property names a serde struct reads, including aliases.
+//! JS values in and out: the property names a serde struct reads, size checks, JSON values.
 //!
 //! serde-wasm-bindgen deserializes a struct by looking up each known name on the JS object, so
 //! it never sees a misspelt property. [`field_names`] asks serde's derive for the list of
 //! names it accepts, so input can be checked against it without a hand-kept copy.
+//!
+//! Inputs the core reads in its own JSON shape (a turn, tool arguments, working-memory
+//! values) cross as a [`serde_json::Value`] ([`json_from_js`]). Outputs cross as plain objects:
+//! [`to_plain`] directly, or [`to_plain_json`] through their JSON text, which shows an `f32`
+//! in its shortest decimal form (`0.7`, not `0.699999988079071`) without a mirror struct.
 
 use js_sys::Object;
 use memdag_core::{Error, Limits};
 use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, Visitor};
 use serde::Serialize;
+use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The names `T`'s derived `Deserialize` accepts, or an empty list if `T` is not a struct.
@@ -33,27 +39,87 @@ pub fn parse_object_within<T: DeserializeOwned>(
     value: JsValue,
     max_string_bytes: usize,
 ) -> Result<T, Error> {
+    parse_object_with::<T>(what, value, max_string_bytes, &[])
+}
+
+/// [`parse_object`] also accepting the property names in `extra`, which the caller reads
+/// itself (with [`property`]); `T` never sees them.
+pub fn parse_object_with<T: DeserializeOwned>(
+    what: &str,
+    value: JsValue,
+    max_string_bytes: usize,
+    extra: &[&str],
+) -> Result<T, Error> {
+    let object = check_object(what, &value, max_string_bytes)?;
+    let known = field_names::<T>();
+    for key in Object::keys(object) {
+        let key = key.as_string().unwrap_or_default();
+        if !known.contains(&key.as_str()) && !extra.contains(&key.as_str()) {
+            return Err(Error::invalid(format!("{what}: unknown property {key:?}")));
+        }
+    }
+    from_js(what, value)
+}
+
+/// [`parse_object`] for an optional argument: `undefined` or `null` is `T::default()`.
+pub fn parse_optional<T: DeserializeOwned + Default>(
+    what: &str,
+    value: JsValue,
+) -> Result<T, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(T::default());
+    }
+    parse_object(what, value)
+}
+
+/// Reads a `T` from any JS value (no property check), as `INVALID_INPUT` naming `what`.
+pub fn from_js<T: DeserializeOwned>(what: &str, value: JsValue) -> Result<T, Error> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| {
+        let message = e.to_string();
+        Error::invalid(format!("{what}: {}", message.trim_start_matches("Error: ")))
+    })
+}
+
+/// `value` as an object, after refusing what is over the size limits (see
+/// [`parse_object_within`]).
+pub fn check_object<'a>(
+    what: &str,
+    value: &'a JsValue,
+    max_string_bytes: usize,
+) -> Result<&'a Object, Error> {
     let Some(object) = value.dyn_ref::<Object>() else {
         return Err(Error::invalid(format!("{what} must be an object")));
     };
     check_sizes(
         what,
-        &value,
+        value,
         max_string_bytes,
         Limits::default().max_list(),
         0,
     )?;
-    let known = field_names::<T>();
-    for key in Object::keys(object) {
-        let key = key.as_string().unwrap_or_default();
-        if !known.contains(&key.as_str()) {
-            return Err(Error::invalid(format!("{what}: unknown property {key:?}")));
-        }
-    }
-    serde_wasm_bindgen::from_value(value).map_err(|e| {
-        let message = e.to_string();
-        Error::invalid(format!("{what}: {}", message.trim_start_matches("Error: ")))
-    })
+    Ok(object)
+}
+
+/// A JS value as JSON, for the core's JSON-shaped inputs, after the size checks of
+/// [`parse_object_within`]. `undefined` is `null`; a typed array or a function is not JSON
+/// (`INVALID_INPUT`).
+pub fn json_from_js(what: &str, value: &JsValue, max_string_bytes: usize) -> Result<Value, Error> {
+    check_sizes(
+        what,
+        value,
+        max_string_bytes,
+        Limits::default().max_list(),
+        0,
+    )?;
+    from_js(what, value.clone())
+}
+
+/// Property `name` of `object`, or `None` when it is missing, `undefined` or `null` (a
+/// throwing getter reads as missing).
+pub fn property(object: &JsValue, name: &str) -> Option<JsValue> {
+    js_sys::Reflect::get(object, &JsValue::from_str(name))
+        .ok()
+        .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 /// How deep [`check_sizes`] looks: deeper than any memdag input nests.
@@ -123,6 +189,13 @@ pub fn to_plain<T: Serialize>(what: &str, value: &T) -> Result<JsValue, Error> {
     value
         .serialize(&serializer)
         .map_err(|e| Error::invalid(format!("{what}: {e}")))
+}
+
+/// Converts an output value to a plain JS object through its JSON text (see the module docs).
+/// Maps become objects; `None` is `null` unless the type skips it.
+pub fn to_plain_json<T: Serialize>(what: &str, value: &T) -> Result<JsValue, Error> {
+    let text = serde_json::to_string(value).map_err(|e| Error::invalid(format!("{what}: {e}")))?;
+    js_sys::JSON::parse(&text).map_err(|_| Error::invalid(format!("{what}: not JSON")))
 }
 
 /// A deserializer that records the field list of `deserialize_struct` and then gives up.

@@ -6,9 +6,17 @@
 //! dependencies; all conversion lives here, one concept per module:
 //!
 //! - [`memory`]: the `Memory` class and its `RefCell`-guarded store;
-//! - [`turn`]: new turns in, records out;
-//! - [`search`]: BM25, vector and hybrid search, grep, the built-in embedder switch;
-//! - [`recall`]: the Mode-1 recall block;
+//! - [`turn`]: new turns in (the core's JSON turn shape), records out;
+//! - [`search`]: BM25, vector and hybrid search (relative dates resolved), grep, the built-in
+//!   embedder switch;
+//! - [`recall`]: the Mode-1 recall block and the text it matches;
+//! - [`items`]: long-term memory items (add through dedup and conflicts, versions, soft
+//!   delete, history, listings, the resolution log, the settings);
+//! - [`extract`]: learning items from turns, by the rules or through the host's LLM in steps;
+//! - [`work`]: working memory, the structured state of a thread;
+//! - [`timeline`], [`graph`], [`purge`]: turns and items by day, the entity graph, purging
+//!   what expired;
+//! - [`tools`]: tool schemas for OpenAI, Anthropic and MCP, and calling a tool;
 //! - [`compact`]: compaction prompts, LLM answers and the extractive compactor;
 //! - [`context`]: token counts, context checks, tool-result cuts and blobs;
 //! - [`listing`]: threads, users and children, for tools;
@@ -16,24 +24,34 @@
 //! - [`storage`]: the IndexedDB storage adapter (`IndexedDbStorage`);
 //! - [`entries`]: change sets and stored entries;
 //! - [`key`]: encryption keys;
+//! - [`clock`]: the host clock, the default of every time a caller leaves out;
 //! - [`error`]: core errors as JS `Error`s;
-//! - [`fields`]: the property names a struct accepts, to refuse unknown ones.
+//! - [`fields`]: JS values in and out: unknown properties refused, sizes checked before
+//!   copying, JSON values, plain objects.
 //!
 //! Build the npm package with `scripts/build-pkg.sh`; its sources live in `pkg/`.
 #![warn(missing_docs)]
 
+pub mod clock;
 pub mod compact;
 pub mod context;
 pub mod entries;
 pub mod error;
+pub mod extract;
 pub mod fields;
+pub mod graph;
+pub mod items;
 pub mod key;
 pub mod listing;
 pub mod memory;
+pub mod purge;
 pub mod recall;
 pub mod reindex;
 pub mod search;
 pub mod storage;
+pub mod timeline;
+pub mod tools;
 pub mod turn;
+pub mod work;
 
 pub use memory::Memory;

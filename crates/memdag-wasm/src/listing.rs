@@ -1,42 +1,24 @@
 //! Listings for tools such as the memory explorer: threads, users and direct children.
 //!
-//! The core keeps threads and users as record attributes with private indexes; these
-//! listings scan the records once (O(n)), which is fine for a UI but not for a hot path.
+//! Threads and users come from the core's indexes ([`memdag_core::Store::thread_groups`],
+//! [`memdag_core::Store::user_groups`]), newest activity first; a user's count includes their
+//! long-term memory items.
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::fields::to_plain;
 use crate::memory::{string, Memory};
 
-/// One thread or user in a listing.
-#[derive(Serialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct Group {
-    name: String,
-    /// Records in it.
-    count: usize,
-    /// The newest `createdAt` in it.
-    newest: f64,
-}
-
 #[wasm_bindgen]
 impl Memory {
     /// Every thread as `{ name, count, newest }`, newest activity first.
     pub fn threads(&self) -> Result<JsValue, JsValue> {
-        self.read(|s| {
-            to_plain(
-                "threads",
-                &groups(s.iter().map(|r| (&r.thread, r.created_at))),
-            )
-        })
+        self.read(|s| to_plain("threads", &s.thread_groups()))
     }
 
-    /// Every user as `{ name, count, newest }`, newest activity first.
+    /// Every user as `{ name, count, newest }` (turns and items), newest activity first.
     pub fn users(&self) -> Result<JsValue, JsValue> {
-        self.read(|s| to_plain("users", &groups(s.iter().map(|r| (&r.user, r.created_at)))))
+        self.read(|s| to_plain("users", &s.user_groups()))
     }
 
     /// The ids of the direct children of `id` (records naming it as a parent).
@@ -44,20 +26,4 @@ impl Memory {
         let id = string("id", id)?;
         self.read(|s| Ok(s.children(&id).to_vec()))
     }
-}
-
-fn groups<'a>(items: impl Iterator<Item = (&'a String, i64)>) -> Vec<Group> {
-    let mut by: BTreeMap<&str, Group> = BTreeMap::new();
-    for (name, at) in items {
-        let g = by.entry(name).or_insert_with(|| Group {
-            name: name.clone(),
-            newest: f64::MIN,
-            ..Group::default()
-        });
-        g.count += 1;
-        g.newest = g.newest.max(at as f64);
-    }
-    let mut out: Vec<Group> = by.into_values().collect();
-    out.sort_by(|a, b| b.newest.total_cmp(&a.newest).then(a.name.cmp(&b.name)));
-    out
 }

@@ -16,7 +16,7 @@ use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_t
 use crate::error::throw;
 use crate::fields::to_plain;
 use crate::key::cipher_of;
-use crate::turn::{record_to_js, records_to_js, TurnInput};
+use crate::turn::{record_to_js, records_to_js, turn_from_js};
 
 /// The memory of one agent or user: turn records linked into a DAG, kept in memory. Persist it
 /// by writing `takeChanges()` to any key-value store and reopen it with `Memory.load`.
@@ -53,13 +53,14 @@ impl Memory {
         })
     }
 
-    /// Adds one turn and returns its record. Its `parents` must already exist; otherwise it
-    /// throws `UNKNOWN_PARENT` (with `ids`) and nothing is written.
+    /// Adds one turn and returns its record. The turn is the core's JSON turn shape (see
+    /// [`crate::turn`]): `createdAt` in ms or ISO 8601, the host clock when absent; a step's
+    /// `ok` true when absent. Its `parents` must already exist; otherwise it throws
+    /// `UNKNOWN_PARENT` (with `ids`) and nothing is written.
     #[wasm_bindgen(js_name = addTurn)]
     pub fn add_turn(&self, turn: JsValue) -> Result<JsValue, JsValue> {
-        let max_field_bytes = self.read(|s| Ok(s.limits().max_field_bytes))?;
-        let turn = TurnInput::from_js(turn, max_field_bytes).map_err(throw)?;
-        self.write(|s| s.add_turn(turn.into()).and_then(record_to_js))
+        let turn = turn_from_js(turn, self.max_field_bytes()?, crate::clock::now).map_err(throw)?;
+        self.write(|s| s.add_turn(turn).and_then(record_to_js))
     }
 
     /// The record with this id, or `undefined`.
@@ -228,6 +229,12 @@ impl Memory {
         self.read(|s| s.snapshot().map(snapshot_to_js))
     }
 
+    /// Whether the memory has changes that `takeChanges` has not taken yet.
+    #[wasm_bindgen(getter, js_name = hasChanges)]
+    pub fn has_changes(&self) -> Result<bool, JsValue> {
+        self.read(|s| Ok(s.has_changes()))
+    }
+
     /// The number of records.
     #[wasm_bindgen(getter)]
     pub fn len(&self) -> Result<usize, JsValue> {
@@ -275,6 +282,12 @@ impl Memory {
         &self,
     ) -> Result<core::cell::RefMut<'_, Option<memdag_core::Reindex>>, JsValue> {
         self.job.try_borrow_mut().map_err(|_| throw(Error::Busy))
+    }
+
+    /// The longest string a JS input may hold (`limits.maxFieldBytes`), checked before it is
+    /// copied into wasm memory.
+    pub(crate) fn max_field_bytes(&self) -> Result<usize, JsValue> {
+        self.read(|s| Ok(s.limits().max_field_bytes))
     }
 
     pub(crate) fn read<T>(&self, f: impl FnOnce(&Store) -> Result<T, Error>) -> Result<T, JsValue> {

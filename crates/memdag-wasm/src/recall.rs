@@ -1,10 +1,13 @@
-//! Mode-1 recall from JS: `memory.recall(query)` and `memory.recallView(query)`.
+//! Mode-1 recall from JS: `memory.recall(query)`, `memory.recallView(query)` and
+//! `recallMatchText(query)`.
 //!
 //! The query is a plain object with camelCase names (`queryText`, `budgetTokens`,
-//! `halfLifeMs`, `threadLimit`, `matchUserOnly`, `rawItemTokens`, ...); every property but
-//! `thread` is optional and takes the core's default. The answer is
-//! `{ items: [{ id, section, score, text, tokens, raw }], block, tokens, omitted }`, where
-//! `tokens <= budgetTokens` always holds.
+//! `halfLifeMs`, `threadLimit`, `matchUserOnly`, `knownLimit`, `workTokens`, `rawItemTokens`,
+//! ...); every property but `thread` is optional and takes the core's default, but `now`,
+//! which takes the host clock (see [`crate::clock`]). The answer is
+//! `{ items: [{ id, section, score, text, tokens, raw }], block, tokens, omitted, working }`,
+//! where `tokens <= budgetTokens` always holds and `working` is the working memory shown
+//! first (or `null`).
 
 use memdag_core::recall::{Recall, RecallQuery, RecallWeights};
 use memdag_core::tokens::Encoding;
@@ -33,6 +36,8 @@ pub struct RecallInput {
     user_limit: Option<usize>,
     match_limit: Option<usize>,
     match_user_only: Option<bool>,
+    since: Option<i64>,
+    until: Option<i64>,
     known_limit: Option<usize>,
     work_tokens: Option<usize>,
     ancestor_depth: Option<usize>,
@@ -42,8 +47,10 @@ pub struct RecallInput {
     weights: Option<RecallWeights>,
 }
 
-impl From<RecallInput> for RecallQuery {
-    fn from(i: RecallInput) -> Self {
+impl RecallInput {
+    /// The core query, taking the core's defaults, and `clock()` for a missing `now`.
+    pub fn into_query(self, clock: impl FnOnce() -> i64) -> RecallQuery {
+        let i = self;
         let d = RecallQuery::default();
         RecallQuery {
             thread: i.thread.unwrap_or(d.thread),
@@ -53,12 +60,14 @@ impl From<RecallInput> for RecallQuery {
             embedding: i.embedding,
             budget_tokens: i.budget_tokens.unwrap_or(d.budget_tokens),
             encoding: i.encoding.unwrap_or(d.encoding),
-            now: i.now,
+            now: Some(i.now.unwrap_or_else(clock)),
             half_life_ms: i.half_life_ms.unwrap_or(d.half_life_ms),
             thread_limit: i.thread_limit.unwrap_or(d.thread_limit),
             user_limit: i.user_limit.unwrap_or(d.user_limit),
             match_limit: i.match_limit.unwrap_or(d.match_limit),
             match_user_only: i.match_user_only.unwrap_or(d.match_user_only),
+            since: i.since,
+            until: i.until,
             known_limit: i.known_limit.unwrap_or(d.known_limit),
             work_tokens: i.work_tokens.unwrap_or(d.work_tokens),
             ancestor_depth: i.ancestor_depth.unwrap_or(d.ancestor_depth),
@@ -116,7 +125,17 @@ fn recall_to_js(r: &Recall) -> Result<JsValue, memdag_core::Error> {
 fn query_from_js(query: JsValue) -> Result<RecallQuery, JsValue> {
     Ok(parse_object::<RecallInput>("recall query", query)
         .map_err(throw)?
-        .into())
+        .into_query(crate::clock::now))
+}
+
+/// The text recall matches for `query` (its keywords, then its query text): what a host
+/// that embeds the query must embed. The core's rule, the same in every face.
+#[wasm_bindgen(js_name = recallMatchText)]
+pub fn recall_match_text(query: JsValue) -> Result<String, JsValue> {
+    let query = parse_object::<RecallInput>("recall query", query)
+        .map_err(throw)?
+        .into_query(|| 0);
+    Ok(query.match_text())
 }
 
 #[wasm_bindgen]

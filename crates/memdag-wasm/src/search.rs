@@ -1,16 +1,27 @@
-//! Mode-2 search from JS: `memory.search(query)`, `memory.grep(query)` and the built-in
-//! embedder switch.
+//! Mode-2 search from JS: `memory.search(query)`, `memory.searchFull(query)`,
+//! `memory.grep(query)` and the built-in embedder switch.
 //!
 //! Queries are plain objects with camelCase names (`vectorWeight`, `minScore`,
-//! `caseInsensitive`, `maxMatches`); every property is optional but the text (or embedding, or
-//! pattern). Unknown top-level properties are `INVALID_INPUT`. Hits come back as plain objects.
+//! `caseInsensitive`, `maxMatches`, `offsetMinutes`); every property is optional but the text
+//! (or embedding, or pattern). Unknown top-level properties are `INVALID_INPUT`. The filter is
+//! the core's own (its names are one word each: `thread`, `user`, `tags`, `since`, `until`,
+//! `ids`, `scope`, `kinds`, `statuses`, `now`). Hits come back as plain objects, with the
+//! item's `kind` (`null` for a turn).
+//!
+//! Time: `now` defaults to the host clock (see [`crate::clock`]), so a time expression in the
+//! text ("last week", "上周") filters (or, with `time: 'boost'`, ranks) by the range it names;
+//! `filter.now` defaults to that `now`, so expired items leave. `searchFull` also returns the
+//! range understood, its `start` and `end` as UTF-16 offsets into `text`.
 //!
 //! Grep offsets: the core reports UTF-8 byte offsets; JS strings index UTF-16 code units, so
 //! `start` and `end` are converted here, and `record[field].slice(start, end)` is the match.
 
+use memdag_core::item::ItemKind;
 use memdag_core::search::{
     Bm25Params, Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery,
+    TimeUse,
 };
+use memdag_core::time::TimeExpr;
 use memdag_core::Record;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -39,17 +50,26 @@ pub struct SearchInput {
     bm25: Option<Bm25Params>,
     ef: Option<usize>,
     snippets: Option<bool>,
+    now: Option<i64>,
+    offset_minutes: Option<i32>,
+    time: Option<TimeUse>,
 }
 
-impl From<SearchInput> for SearchQuery {
-    fn from(i: SearchInput) -> Self {
+impl SearchInput {
+    /// The core query, taking the core's defaults, and `clock()` for a missing `now` (and
+    /// `filter.now`).
+    pub fn into_query(self, clock: impl FnOnce() -> i64) -> SearchQuery {
         let d = SearchQuery::default();
+        let now = self.now.unwrap_or_else(clock);
+        let i = self;
+        let mut filter = i.filter.unwrap_or(d.filter);
+        filter.now = filter.now.or(Some(now));
         SearchQuery {
             text: i.text.unwrap_or(d.text),
             embedding: i.embedding,
             mode: i.mode.unwrap_or(d.mode),
             k: i.k.unwrap_or(d.k),
-            filter: i.filter.unwrap_or(d.filter),
+            filter,
             fusion: i.fusion.unwrap_or(d.fusion),
             vector_weight: i.vector_weight.unwrap_or(d.vector_weight),
             rrf_k: i.rrf_k.unwrap_or(d.rrf_k),
@@ -61,6 +81,9 @@ impl From<SearchInput> for SearchQuery {
             bm25: i.bm25.unwrap_or(d.bm25),
             ef: i.ef,
             snippets: i.snippets.unwrap_or(d.snippets),
+            now: Some(now),
+            offset_minutes: i.offset_minutes.unwrap_or(d.offset_minutes),
+            time: i.time.unwrap_or(d.time),
         }
     }
 }
@@ -97,6 +120,16 @@ struct HitOutput<'a> {
     bm25: Option<f64>,
     vector: Option<f64>,
     snippet: &'a str,
+    /// The item's kind; `None` (JS `null`) for a turn.
+    kind: Option<ItemKind>,
+}
+
+/// The answer of `searchFull`.
+#[derive(Serialize)]
+struct FullOutput<'a> {
+    hits: Vec<HitOutput<'a>>,
+    /// The time range understood in the text, if any.
+    time: Option<TimeExpr>,
 }
 
 impl<'a> From<&'a SearchHit> for HitOutput<'a> {
@@ -107,8 +140,23 @@ impl<'a> From<&'a SearchHit> for HitOutput<'a> {
             bm25: h.bm25.map(widen),
             vector: h.vector.map(widen),
             snippet: &h.snippet,
+            kind: h.kind,
         }
     }
+}
+
+/// A search query from JS, `now` defaulting to the host clock.
+fn query_from_js(query: JsValue) -> Result<SearchQuery, JsValue> {
+    Ok(parse_object::<SearchInput>("query", query)
+        .map_err(crate::error::throw)?
+        .into_query(crate::clock::now))
+}
+
+/// A time expression with its byte offsets into `text` made UTF-16 offsets.
+fn time_to_utf16(text: &str, mut t: TimeExpr) -> TimeExpr {
+    let units = |byte: usize| text.get(..byte).map_or(byte, |p| p.encode_utf16().count());
+    (t.start, t.end) = (units(t.start), units(t.end));
+    t
 }
 
 #[wasm_bindgen]
@@ -117,13 +165,27 @@ impl Memory {
     /// with filters applied before the top `k` (default 10) are taken. Throws `INVALID_INPUT`
     /// for a malformed query; an unmatched query gives `[]`.
     pub fn search(&self, query: JsValue) -> Result<JsValue, JsValue> {
-        let query: SearchQuery = parse_object::<SearchInput>("query", query)
-            .map_err(crate::error::throw)?
-            .into();
+        let query = query_from_js(query)?;
         self.read(|s| {
             let hits = s.search(&query)?;
             let out: Vec<HitOutput> = hits.iter().map(HitOutput::from).collect();
             to_plain("search hits", &out)
+        })
+    }
+
+    /// `search`, answering `{ hits, time }`: `time` is the range a time expression in the text
+    /// named (`{ since, until, matched, start, end, grain }`, offsets in UTF-16 units), or
+    /// `null`.
+    #[wasm_bindgen(js_name = searchFull)]
+    pub fn search_full(&self, query: JsValue) -> Result<JsValue, JsValue> {
+        let query = query_from_js(query)?;
+        self.read(|s| {
+            let found = s.search_full(&query)?;
+            let out = FullOutput {
+                hits: found.hits.iter().map(HitOutput::from).collect(),
+                time: found.time.map(|t| time_to_utf16(&query.text, t)),
+            };
+            to_plain("search results", &out)
         })
     }
 
@@ -237,6 +299,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn time_offsets_become_utf16() {
+        let text = "上周 deploy";
+        let t = TimeExpr {
+            since: 0,
+            until: 1,
+            matched: "上周".into(),
+            start: 0,
+            end: "上周".len(),
+            grain: memdag_core::time::Grain::Week,
+        };
+        let t = time_to_utf16(text, t);
+        assert_eq!((t.start, t.end), (0, 2));
+    }
+
+    #[test]
     fn grep_offsets_become_utf16() {
         let text = "日本 error here";
         let start = text.find("error").unwrap();
@@ -271,9 +348,25 @@ mod tests {
             text: Some("x".into()),
             ..SearchInput::default()
         }
-        .into();
+        .into_query(|| 5);
         assert_eq!(q.k, SearchQuery::default().k);
         assert!(q.dedup && q.snippets);
+        assert_eq!(
+            (q.now, q.filter.now),
+            (Some(5), Some(5)),
+            "the clock is the default"
+        );
+        assert_eq!(q.time, TimeUse::Filter);
+        let pinned = SearchInput {
+            now: Some(9),
+            filter: Some(SearchFilter {
+                now: Some(3),
+                ..SearchFilter::default()
+            }),
+            ..SearchInput::default()
+        }
+        .into_query(|| panic!("the clock is not read when now is given"));
+        assert_eq!((pinned.now, pinned.filter.now), (Some(9), Some(3)));
         let g: GrepQuery = GrepInput::default().into();
         assert_eq!(g.max_matches, GrepQuery::default().max_matches);
     }

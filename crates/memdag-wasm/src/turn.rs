@@ -1,72 +1,74 @@
 //! Turns in, records out: the JS shapes of [`NewTurn`] and [`Record`].
 //!
-//! JS sees camelCase property names (`createdAt`); the core's Rust fields are snake_case
-//! (`created_at`). The one multi-word field is renamed here, and `created_at` is accepted on
-//! input as an alias. Nested types (`Step`, `CompactNode`, `Section`) have one-word fields and
-//! pass through the core's own serde derives.
+//! A new turn is read through the core's one JSON turn shape ([`json::turn_from_value`]), the
+//! same in every face: `createdAt` (or `created_at`) is milliseconds or an ISO 8601 string and
+//! defaults to the host clock (see [`crate::clock`]); a step's `ok` defaults to `true`; `args`
+//! is text or any JSON value; `text` is an alias of `input`; unknown properties are refused,
+//! so a typo such as `parent` for `parents` fails with `INVALID_INPUT` instead of silently
+//! adding a root. Two things are JS's own and handled here: a property that is `undefined` or
+//! `null` (at the top level or in a step) reads as absent, and `embedding` may be a
+//! `Float32Array`, which is not JSON, so it is read apart. Strings over the size limit are
+//! refused before they are copied into wasm memory.
 //!
 //! Output is a plain object (serde-wasm-bindgen's JSON-compatible serializer): absent options
-//! are `null`, numbers are JS numbers. Two `f32` fields get special care so JS sees what it put
-//! in: `importance` is widened through its shortest decimal form (`0.7`, not
-//! `0.699999988079071`), and `embedding` comes out as a `Float32Array`.
+//! are `null`, numbers are JS numbers, `createdAt` is milliseconds. Two `f32` fields get
+//! special care so JS sees what it put in: `importance` is widened through its shortest
+//! decimal form (`0.7`, not `0.699999988079071`), and `embedding` comes out as a
+//! `Float32Array`.
 
-use js_sys::{Float32Array, Reflect};
-use memdag_core::{CompactNode, Error, NewTurn, Record, Step};
-use serde::{Deserialize, Serialize};
-use wasm_bindgen::JsValue;
+use js_sys::{Array, Float32Array, Object, Reflect};
+use memdag_core::{json, CompactNode, Error, NewTurn, Record, Step};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use wasm_bindgen::{JsCast, JsValue};
 
-use crate::fields::parse_object_within;
+use crate::fields::{check_object, from_js};
 
-/// A new turn as JS writes it. Unknown properties are refused, so a typo such as `parent`
-/// for `parents` fails with `INVALID_INPUT` instead of silently adding a root. (serde's
-/// `deny_unknown_fields` cannot do this: serde-wasm-bindgen only looks up the known names.)
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct TurnInput {
-    // Every field is optional so that `undefined` (and `null`) read as "absent", as JS expects.
-    id: Option<String>,
-    thread: Option<String>,
-    user: Option<String>,
-    #[serde(alias = "created_at")]
-    created_at: Option<i64>,
-    input: Option<String>,
-    output: Option<String>,
-    steps: Option<Vec<Step>>,
-    parents: Option<Vec<String>>,
-    tags: Option<Vec<String>>,
-    importance: Option<f32>,
-    compact: Option<CompactNode>,
-    embedding: Option<Vec<f32>>,
-}
-
-impl TurnInput {
-    /// Reads a turn from a JS object. Malformed input is `INVALID_INPUT`, and so is a string
-    /// over `max_field_bytes`, refused before it is copied into wasm memory.
-    pub fn from_js(value: JsValue, max_field_bytes: usize) -> Result<Self, Error> {
-        parse_object_within("turn", value, max_field_bytes)
-    }
-}
-
-impl From<TurnInput> for NewTurn {
-    // The base keeps fields the core may add later at their defaults until JS learns them.
-    #[allow(clippy::needless_update)]
-    fn from(t: TurnInput) -> Self {
-        NewTurn {
-            id: t.id,
-            thread: t.thread.unwrap_or_default(),
-            user: t.user.unwrap_or_default(),
-            created_at: t.created_at.unwrap_or_default(),
-            input: t.input.unwrap_or_default(),
-            output: t.output.unwrap_or_default(),
-            steps: t.steps.unwrap_or_default(),
-            parents: t.parents.unwrap_or_default(),
-            tags: t.tags.unwrap_or_default(),
-            importance: t.importance,
-            compact: t.compact,
-            embedding: t.embedding,
-            ..NewTurn::default()
+/// Reads a new turn from a JS object (see the module docs); `clock()` gives the time of a
+/// turn without `createdAt`. Malformed input is `INVALID_INPUT`, and so is a string over
+/// `max_field_bytes`, refused before it is copied into wasm memory.
+pub fn turn_from_js(
+    value: JsValue,
+    max_field_bytes: usize,
+    clock: impl FnOnce() -> i64,
+) -> Result<NewTurn, Error> {
+    let object = check_object("turn", &value, max_field_bytes)?;
+    let mut fields = Map::new();
+    let mut embedding = None;
+    for entry in Object::entries(object).iter() {
+        let pair: Array = entry.unchecked_into();
+        let (key, v) = (pair.get(0).as_string().unwrap_or_default(), pair.get(1));
+        if v.is_undefined() || v.is_null() {
+            continue;
+        }
+        if key == "embedding" {
+            embedding = Some(from_js::<Vec<f32>>("turn.embedding", v)?);
+        } else {
+            let json = from_js::<Value>(&format!("turn.{key}"), v)?;
+            fields.insert(key, json);
         }
     }
+    turn_from_fields(fields, embedding, clock)
+}
+
+/// The turn of its JSON fields (JS absences already dropped) and embedding.
+fn turn_from_fields(
+    mut fields: Map<String, Value>,
+    embedding: Option<Vec<f32>>,
+    clock: impl FnOnce() -> i64,
+) -> Result<NewTurn, Error> {
+    if let Some(Value::Array(steps)) = fields.get_mut("steps") {
+        for step in steps {
+            if let Value::Object(step) = step {
+                step.retain(|_, v| !v.is_null());
+            }
+        }
+    }
+    let timed = fields.contains_key("createdAt") || fields.contains_key("created_at");
+    let now = if timed { 0 } else { clock() };
+    let mut turn = json::turn_from_value(Value::Object(fields), now)?;
+    turn.embedding = embedding;
+    Ok(turn)
 }
 
 /// A record as JS reads it, borrowing from the store. `embedding` is set separately.
@@ -145,7 +147,7 @@ pub fn widen(x: f32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fields::field_names;
+    use serde_json::json;
 
     #[test]
     fn widen_keeps_the_decimal_form() {
@@ -164,38 +166,35 @@ mod tests {
         }
     }
 
-    #[test]
-    fn turn_input_knows_its_js_names() {
-        let names = field_names::<TurnInput>();
-        for name in [
-            "id",
-            "thread",
-            "createdAt",
-            "created_at",
-            "parents",
-            "embedding",
-        ] {
-            assert!(names.contains(&name), "{name} in {names:?}");
+    fn fields(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
         }
-        assert!(!names.contains(&"parent"));
     }
 
     #[test]
-    fn turn_input_maps_every_field() {
-        let t = TurnInput {
-            id: Some("a".into()),
-            thread: Some("t".into()),
-            created_at: Some(7),
-            importance: Some(0.25),
-            parents: Some(vec!["p".into()]),
-            ..TurnInput::default()
-        };
-        let n = NewTurn::from(t);
-        assert_eq!(n.id.as_deref(), Some("a"));
-        assert_eq!(n.created_at, 7);
-        assert_eq!(n.parents, vec!["p".to_string()]);
-        assert_eq!(n.user, "");
-        assert!(n.steps.is_empty());
-        assert_eq!(n.importance, Some(0.25));
+    fn a_turn_takes_the_core_shape_and_the_clock_when_untimed() {
+        let t = turn_from_fields(
+            fields(json!({"thread": "t", "steps": [{"tool": "x", "ok": null}]})),
+            None,
+            || 42,
+        )
+        .unwrap();
+        assert_eq!(t.created_at, 42, "no createdAt: the clock");
+        assert!(t.steps[0].ok, "ok defaults to true; null reads as absent");
+        let iso = json!({"thread": "t", "createdAt": "2024-05-08T13:56:00Z", "text": "hi"});
+        let t = turn_from_fields(fields(iso), Some(vec![1.0]), || panic!("not read")).unwrap();
+        assert_eq!(t.created_at, 1_715_176_560_000);
+        assert_eq!(t.input, "hi");
+        assert_eq!(t.embedding, Some(vec![1.0]));
+        let t = turn_from_fields(fields(json!({"thread": "t", "created_at": 7})), None, || 0);
+        assert_eq!(t.unwrap().created_at, 7);
+    }
+
+    #[test]
+    fn a_misspelt_property_is_refused() {
+        let e = turn_from_fields(fields(json!({"thread": "t", "parent": "p"})), None, || 0);
+        assert_eq!(e.unwrap_err().code(), "INVALID_INPUT");
     }
 }
