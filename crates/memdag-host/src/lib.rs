@@ -32,6 +32,7 @@ mod error;
 pub mod kv;
 pub mod limits;
 pub mod locate;
+pub mod mcp;
 mod memory;
 mod plugins;
 mod runtime;
