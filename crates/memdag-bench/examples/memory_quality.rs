@@ -1,7 +1,7 @@
 //! Prints the extractor's quality on the labelled sets (a development aid; the benchmark
-//! reports the same through `memdag-bench --memory`).
+//! reports the same through `memdag-bench --memory`). Run it from the repository root.
 fn main() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/memory");
+    let root = std::path::Path::new("tests/data/memory");
     let verbose = std::env::args().any(|a| a == "-v");
     for set in ["dev", "heldout"] {
         let (all, en, zh) =

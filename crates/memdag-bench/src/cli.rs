@@ -27,10 +27,22 @@ fn now_ms() -> f64 {
     EPOCH.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
+/// `rel` from the repository root: the current directory is the root (scripts run there) or
+/// a crate in it (`cargo test` runs there).
+fn repo_path(rel: &str) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    for base in [cwd.clone(), cwd.join("../..")] {
+        if base.join("Cargo.toml").exists() && base.join("crates").exists() {
+            return base.join(rel);
+        }
+    }
+    cwd.join(rel)
+}
+
 /// The long-term memory rows: extraction quality on the labelled sets, and the speed rows at
 /// the largest size (turns), with a tenth as many items and as many facts as turns.
 fn memory_report(base: &[String], sizes: &[usize], json: bool) -> i32 {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/memory");
+    let root = repo_path("tests/data/memory");
     for set in ["dev", "heldout"] {
         match crate::memory::score(&root.join(format!("{set}.jsonl"))) {
             Ok((all, en, zh)) => {
@@ -72,8 +84,11 @@ fn memory_report(base: &[String], sizes: &[usize], json: bool) -> i32 {
 pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     let mut sizes = vec![10_000usize, 100_000];
     let mut json = false;
-    let mut data =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/locomo-dev");
+    // Beside the repository, as the workplace keeps it; `--data` or $MEMDAG_LOCOMO_DIR
+    // elsewhere. Resolved at run time, so no binary holds a path from outside the repository.
+    let mut data = std::env::var_os("MEMDAG_LOCOMO_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_path("../shared/data/locomo-dev"));
     let mut opts = Options::default();
     let mut only: Option<String> = None;
     let mut report = false;

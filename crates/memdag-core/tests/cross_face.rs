@@ -26,7 +26,10 @@ fn the_core_stores_the_committed_bytes() {
     assert_eq!(c1.steps[0].args, r#"{"cmd":"init"}"#);
     assert!(!c1.steps[1].ok);
     assert_eq!(store.get("c3").unwrap().created_at, 1_715_173_200_000);
-    assert_eq!(store.get("c3").unwrap().input, "bob's turn with text for input");
+    assert_eq!(
+        store.get("c3").unwrap().input,
+        "bob's turn with text for input"
+    );
     assert_eq!(store.get("c4").unwrap().created_at, 1_715_241_600_250);
     let file = store.export_snapshot().unwrap();
     let path = data("snapshot.mdagexp");
@@ -34,5 +37,8 @@ fn the_core_stores_the_committed_bytes() {
         std::fs::write(&path, &file).unwrap();
     }
     let expected = std::fs::read(&path).expect("the committed snapshot");
-    assert_eq!(file, expected, "the core's bytes changed: a format change needs a new fixture");
+    assert_eq!(
+        file, expected,
+        "the core's bytes changed: a format change needs a new fixture"
+    );
 }
