@@ -1,7 +1,7 @@
 // A test-only Worker: runs the one storage-adapter conformance suite
-// (tests/storage/adapter-suite.mjs) inside a Durable Object, against the example's
+// (tests/storage/adapter-suite.mjs) inside a Durable Object, against the package's
 // DurableObjectStorage adapter on real workerd storage. Loaded by worker.test.mjs.
-import { DurableObjectStorage } from '../../examples/cloudflare-worker/src/durable-storage.js';
+import { DurableObjectStorage } from '../../pkg/workerd.js';
 import { runInPage } from '../storage/adapter-suite.mjs';
 
 export class SuiteObject {

@@ -37,8 +37,11 @@
 // header `x-memdag-fault: after-add` throws after the turns were added and before the flush,
 // and `in-commit` (Durable Objects) throws inside the storage transaction after every write
 // was issued.
-import { PersistentMemory, KeyValueStorage, workersKv } from './memdag.js';
-import { DurableObjectStorage } from './durable-storage.js';
+//
+// The package is imported through its Workers entry (workerd.js, the `workerd` export
+// condition that wrangler resolves for `import ... from 'memdag'`), which instantiates the
+// wasm from a CompiledWasm import; here, inside the repository, by its path.
+import { PersistentMemory, KeyValueStorage, workersKv, DurableObjectStorage } from '../../../pkg/workerd.js';
 
 const STATUS = { NOT_FOUND: 404, INVALID_INPUT: 400, UNKNOWN_PARENT: 400, DUPLICATE_ID: 400 };
 
