@@ -8,36 +8,17 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
 
+import { bundle } from './bundle.mjs';
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const entry = join(root, 'examples/cloudflare-worker/src/worker.js');
-
-/** Every module the worker loads, following static imports from the entry. */
-function bundle(start) {
-  const seen = new Map();
-  const visit = (path) => {
-    if (seen.has(path)) return;
-    const contents = readFileSync(path);
-    if (path.endsWith('.wasm')) {
-      seen.set(path, { type: 'CompiledWasm', path, contents });
-      return;
-    }
-    seen.set(path, { type: 'ESModule', path, contents: contents.toString('utf8') });
-    const text = contents.toString('utf8');
-    for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/gms)) {
-      visit(resolve(dirname(path), m[1]));
-    }
-    for (const m of text.matchAll(/^\s*import\s+['"](\.[^'"]+)['"]/gm)) visit(resolve(dirname(path), m[1]));
-  };
-  visit(start);
-  return [...seen.values()];
-}
 
 const modules = bundle(entry);
 let mf;
