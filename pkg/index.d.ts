@@ -89,6 +89,34 @@ export interface MemoryRecord {
   embedding: Float32Array | null;
 }
 
+/** How `addTurn` treats a turn (the core's `AddOptions`). */
+export interface AddOptions {
+  /**
+   * Add the turn without the parents no record has (a model may cite an id that does not
+   * exist) instead of refusing it with `UNKNOWN_PARENT`; they are reported in `dropped`.
+   */
+  dropUnknownParents?: boolean;
+}
+
+/** The record `addTurn` returns when given options: the record, plus the parents left out. */
+export interface AddedRecord extends MemoryRecord {
+  /** The parents dropped because no record has their id (`[]` when none were). */
+  dropped: string[];
+}
+
+/** What an import added (`importJsonl`, `importMarkdown`). */
+export interface Imported {
+  turns: number;
+  items: number;
+  /** Threads whose working memory was imported. */
+  work: number;
+  /** Ids the memory already had, left as they were. */
+  skipped: string[];
+}
+
+/** One Markdown file of an export: its path in the export folder and its text. */
+export type MarkdownFile = [path: string, text: string];
+
 /** One change to persist: a key and its new bytes, or `null` to delete the key. */
 export type Change = [key: string, value: Uint8Array | null];
 
@@ -201,6 +229,39 @@ export class Memory {
   setKey(key?: Uint8Array | null): void;
   /** Adds one turn and returns its record. Throws `UNKNOWN_PARENT` (nothing written). */
   addTurn(turn: NewTurn): MemoryRecord;
+  /**
+   * Adds one turn with options and returns its record with `dropped`. With
+   * `{ dropUnknownParents: true }` parents no record has are left out and listed there.
+   *
+   * @example
+   * const parents = mem.cited(reply, user); // the [id]s the model cited
+   * const { dropped } = mem.addTurn({ thread, user, input, output: reply, parents }, { dropUnknownParents: true });
+   */
+  addTurn(turn: NewTurn, options: AddOptions): AddedRecord;
+  /**
+   * The ids a reply cites as `[id]` that name a record `user` may see (every record when
+   * omitted), in order of first citation, once each: the parents of the agent's next turn.
+   */
+  cited(replyText: string, user?: string): string[];
+  /** Every stored entry in one snapshot file (`MDAGEXP1`), unflushed changes included. */
+  exportSnapshot(): Uint8Array;
+  /** The memory as JSONL, the ingest format: turns (with vectors), then items, then working
+   * memories. */
+  exportJsonl(): string;
+  /**
+   * Adds what JSONL text holds and the memory does not (ids already there are `skipped`);
+   * `now` (default `Date.now()`) dates turns without a time. Every line is checked before
+   * anything is added: a bad one is `INVALID_INPUT` naming its line, an unknown parent
+   * `UNKNOWN_PARENT`.
+   */
+  importJsonl(text: string, now?: number): Imported;
+  /** The memory as Markdown files a person can read and edit, in path order: `README.md`,
+   * `threads/*.md`, `memory/*.md`, `blobs/*.md`, `settings.md`. */
+  exportMarkdown(): MarkdownFile[];
+  /** Adds what Markdown export files (any iterable of `[path, text]`, e.g. a `Map`) hold and
+   * the memory does not. Other files are skipped; a malformed one is `INVALID_INPUT` naming the
+   * file and line, and nothing is added. Export, import, export gives the same files. */
+  importMarkdown(files: Iterable<MarkdownFile>): Imported;
   /** The record with this id, or `undefined`. */
   get(id: string): MemoryRecord | undefined;
   /** The `n` newest records of a thread, newest first. */
@@ -1078,6 +1139,45 @@ export class MemoryStorage implements StorageAdapter {
   close(): void;
 }
 
+/**
+ * A storage adapter on a Cloudflare Durable Object's storage (`ctx.storage`): each change set
+ * commits in one `storage.transaction`, all or nothing; values stay under 128 KiB.
+ *
+ * @example
+ * export class MemoryObject {
+ *   constructor(ctx) { this.ctx = ctx; }
+ *   async fetch(request) {
+ *     this.memory ??= await Memory.open({ name: 'agent', storage: new DurableObjectStorage(this.ctx.storage), sync: false });
+ *     // ...
+ *   }
+ * }
+ */
+export class DurableObjectStorage implements StorageAdapter {
+  /** `beforeCommit` runs inside the transaction after every write was issued (a test hook). */
+  constructor(storage: DurableObjectStorageApi, options?: { beforeCommit?: () => void });
+  readonly storage: DurableObjectStorageApi;
+  readonly atomic: true;
+  /** 131072: the largest value Durable Object storage takes. */
+  readonly maxValueBytes: number;
+  load(key: string): Promise<Uint8Array | undefined>;
+  save(key: string, bytes: Uint8Array): Promise<void>;
+  remove(key: string): Promise<void>;
+  loadRange(prefix: string): Promise<Entry[]>;
+  removeRange(prefix: string): Promise<void>;
+  saveBatch(changes: Iterable<Change>): Promise<void>;
+  close(): void;
+}
+
+/** The part of a Durable Object's `ctx.storage` the adapter uses. */
+export interface DurableObjectStorageApi {
+  get(key: string): Promise<unknown>;
+  put(entries: Record<string, unknown>): Promise<void>;
+  put(key: string, value: unknown): Promise<void>;
+  delete(keys: string | string[]): Promise<unknown>;
+  list(options?: { prefix?: string }): Promise<Map<string, unknown>>;
+  transaction<T>(closure: (txn: DurableObjectStorageApi) => Promise<T>): Promise<T>;
+}
+
 /** An async key-value object, such as Workers KV shaped by `workersKv`. */
 export interface KeyValueObject {
   get(key: string): Promise<Uint8Array | ArrayBuffer | null | undefined>;
@@ -1161,13 +1261,20 @@ export class PersistentMemory extends EventTarget {
   readonly dimension: number;
   /** Whether the store is encrypted at rest (opened with `key`). */
   readonly encrypted: boolean;
+  /** Adds a turn now; it persists at the next flush. Options as in `Memory.addTurn`. */
   addTurn(turn: NewTurn): MemoryRecord;
+  addTurn(turn: NewTurn, options: AddOptions): AddedRecord;
   /** Embeds with the host (when given), adds, and resolves once the turn is durable. Rejects
    * with `STORAGE` if the flush fails, or with the replay's code and `reason: 'rebase'` if a
-   * rebase onto another writer's flush drops the turn. */
+   * rebase onto another writer's flush drops the turn. With options (`{ dropUnknownParents:
+   * true }`) the record carries `dropped`, and a replay keeps the parents it kept. */
   add(turn: NewTurn): Promise<MemoryRecord>;
+  add(turn: NewTurn, options: AddOptions): Promise<AddedRecord>;
   /** Adds turns with one `embed` call; resolves once all are durable (one flush). */
   addMany(turns: Iterable<NewTurn>): Promise<MemoryRecord[]>;
+  addMany(turns: Iterable<NewTurn>, options: AddOptions): Promise<AddedRecord[]>;
+  /** The ids a reply cites that name records `user` may see (see `Memory.cited`). */
+  cited(replyText: string, user?: string): string[];
   get(id: string): MemoryRecord | undefined;
   recent(thread: string, n: number): MemoryRecord[];
   byUser(user: string, n: number): MemoryRecord[];
@@ -1260,8 +1367,18 @@ export class PersistentMemory extends EventTarget {
   flush(): Promise<FlushResult>;
   /** Reloads when another writer flushed, keeping unflushed work. */
   refresh(): Promise<{ reloaded: boolean; conflicts: FlushResult['conflicts'] }>;
-  /** The whole memory as an export file. */
+  /** The whole memory (unflushed changes included) as an export file: the core's snapshot. */
   exportBytes(): Uint8Array;
+  /** The same file as `exportBytes`. */
+  exportSnapshot(): Uint8Array;
+  exportJsonl(): string;
+  exportMarkdown(): MarkdownFile[];
+  /** Adds what JSONL text holds (see `Memory.importJsonl`); resolves once durable. Journaled:
+   * replayed after a rebase onto another writer's flush. */
+  importJsonl(text: string, now?: number): Promise<Imported>;
+  /** Adds what Markdown export files hold (see `Memory.importMarkdown`); resolves once
+   * durable. Journaled like `importJsonl`. */
+  importMarkdown(files: Iterable<MarkdownFile>): Promise<Imported>;
   /** Replaces memory and storage with an export file. */
   importBytes(bytes: Uint8Array | ArrayBuffer): Promise<{ records: number }>;
   /** Flushes, then releases storage and wasm memory. */
@@ -1272,7 +1389,10 @@ export class PersistentMemory extends EventTarget {
 
 /** The storage key of the flush counter. */
 export const GENERATION_KEY: string;
-/** Encodes entries as an export file. */
-export function encodeExport(entries: Entry[]): Uint8Array;
-/** Decodes an export file; `INVALID_INPUT` if it is not one. */
+/**
+ * Encodes entries as an export file, the core's snapshot format: the magic `MDAGEXP1`, then per
+ * entry a u32 LE key length, the key (UTF-8), a u32 LE value length and the value.
+ */
+export function encodeExport(entries: Iterable<Entry | Change>): Uint8Array;
+/** Decodes an export file; `INVALID_INPUT` if it is not one (bad magic, cut short). */
 export function decodeExport(bytes: Uint8Array | ArrayBuffer): Entry[];

@@ -34,7 +34,8 @@
 // and persist at the next flush.
 //
 // Memory changes: `addItem`, `updateItem`, `deleteItem`, `setMemoryConfig`, `extract`,
-// `learn`, `updateWork`, `clearWork`, `purge`, and `callTool` when the tool changed the store.
+// `learn`, `updateWork`, `clearWork`, `purge`, `importJsonl`, `importMarkdown`, and `callTool`
+// when the tool changed the store.
 // Their replays are deterministic: a time the caller left out (`createdAt`, `at`, `now`) is
 // fixed to `Date.now()` before the first run and journaled so, and a new item keeps the id the
 // core gave it. Working memory changes field by field, so two tabs that change different
@@ -47,9 +48,8 @@
 // as raw bytes) the core seals every value it writes and opens every value it loads, exports
 // included; the flush counter `sync/generation` stays plain. The key is kept in this object
 // for reloads; a missing or wrong key rejects `open` with `LOCKED`.
-import { IndexedDbStorage, Memory, recallMatchText } from './dist/memdag_wasm.js';
+import { IndexedDbStorage, Memory, decodeSnapshot, recallMatchText } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
-import { decodeExport, encodeExport } from './export.js';
 import { EmbedBatcher, completeChecked, turnText } from './host.js';
 import { llmExtraction } from './learn.js';
 import { withLock } from './lock.js';
@@ -68,6 +68,7 @@ const READS = [
   'snapshot', '__trapForTests', 'getItem', 'itemHistory', 'listItems', 'resolutions', 'proposeItems',
   'extractionPrompts', 'parseExtraction', 'itemCandidates', 'judgePrompt', 'parseJudgement',
   'workingMemory', 'workThreads', 'timeline', 'neighbors', 'path', 'subgraph', 'toolSchemas',
+  'cited', 'exportSnapshot', 'exportJsonl', 'exportMarkdown',
 ];
 
 /** Outcomes of `addItem` that created an item (whose id a replay must keep). */
@@ -123,10 +124,12 @@ async function readStore(storage, key) {
   return storage.loadRange('');
 }
 
-/** A journaled turn: as added, with the id and time the core gave it, so a replay after a
- * rebase adds the same record (a turn without `createdAt` took the host clock once). */
-function replayable(turn, record) {
-  return { ...turn, id: record.id, createdAt: record.createdAt };
+/** The journal arguments of an added turn: the turn with the id and time the core gave it,
+ * so a replay after a rebase adds the same record (a turn without `createdAt` took the host
+ * clock once); with options, also the parents it kept, and the options. */
+function replayable(turn, record, options) {
+  const pinned = { ...turn, id: record.id, createdAt: record.createdAt };
+  return options == null ? [pinned] : [{ ...pinned, parents: record.parents }, options];
 }
 
 /** `input` with `key` set to `value` when it is a plain object lacking it (`undefined` or
@@ -315,24 +318,26 @@ export class PersistentMemory extends EventTarget {
   }
 
   /** Adds a turn now (sync, no host embedder); it persists at the next flush. See `add`. */
-  addTurn(turn) {
-    const record = this.#core.addTurn(turn);
-    this.#record('addTurn', [replayable(turn, record)]);
+  addTurn(turn, options) {
+    const record = this.#core.addTurn(turn, options);
+    this.#record('addTurn', replayable(turn, record, options));
     return record;
   }
 
   /** Embeds the turn with the host's `embed` (if given and the turn has none), adds it, and
-   * resolves once it is durable (see the module notes). */
-  async add(turn) {
+   * resolves once it is durable (see the module notes). `options` as in `Memory.addTurn`
+   * (`{ dropUnknownParents: true }`: the record carries `dropped`). */
+  async add(turn, options) {
     let t = turn;
     if (this.#embedder && turn?.embedding == null) t = { ...turn, embedding: await this.#embedder.one(turnText(turn)) };
-    const record = this.#core.addTurn(t);
-    return this.#durable([this.#record('addTurn', [replayable(t, record)])], record);
+    const record = this.#core.addTurn(t, options);
+    return this.#durable([this.#record('addTurn', replayable(t, record, options))], record);
   }
 
   /** Adds turns in order with one `embed` call for all of them; resolves once all are durable
-   * (one flush). A turn that fails validation throws before anything later is added. */
-  async addMany(turns) {
+   * (one flush). A turn that fails validation throws before anything later is added.
+   * `options` apply to every turn. */
+  async addMany(turns, options) {
     const list = [...turns];
     let vectors = [];
     const missing = list.filter((t) => t?.embedding == null);
@@ -341,8 +346,8 @@ export class PersistentMemory extends EventTarget {
     const entries = [];
     const records = list.map((t) => {
       const turn = this.#embedder && t?.embedding == null ? { ...t, embedding: vectors[v++] } : t;
-      const record = this.#core.addTurn(turn);
-      entries.push(this.#record('addTurn', [replayable(turn, record)]));
+      const record = this.#core.addTurn(turn, options);
+      entries.push(this.#record('addTurn', replayable(turn, record, options)));
       return record;
     });
     return this.#durable(entries, records);
@@ -516,16 +521,30 @@ export class PersistentMemory extends EventTarget {
     return run;
   }
 
-  /** The whole memory (with unflushed changes) as an export file. */
+  /** The whole memory (with unflushed changes) as an export file: the core's snapshot. */
   exportBytes() {
-    return encodeExport(this.#core.snapshot());
+    return this.#core.exportSnapshot();
+  }
+
+  /** Adds what a JSONL export (or any ingest file) holds and this memory does not; resolves
+   * with `{ turns, items, work, skipped }` once durable. `now` (default now) dates turns
+   * without a time. */
+  async importJsonl(text, now = Date.now()) {
+    return this.#change('importJsonl', [text, now], (core) => core.importJsonl(text, now));
+  }
+
+  /** Adds what Markdown export files (`[path, text]` pairs) hold and this memory does not;
+   * resolves with `{ turns, items, work, skipped }` once durable. */
+  async importMarkdown(files) {
+    const list = files != null && typeof files[Symbol.iterator] === 'function' && typeof files !== 'string' ? [...files] : files;
+    return this.#change('importMarkdown', [list], (core) => core.importMarkdown(list));
   }
 
   /** Replaces the memory and its storage with an export file, in one batch. */
   importBytes(bytes) {
     const run = this.#serial.then(() =>
       withLock(`memdag:${this.#name}`, async () => {
-        const entries = decodeExport(bytes).filter(([k]) => k !== GENERATION_KEY);
+        const entries = decodeSnapshot(bytes).filter(([k]) => k !== GENERATION_KEY);
         const fresh = loadCore(entries, this.#storage, this.#key, this.#limits);
         fresh.autoEmbed = !this.#embedder;
         // Unflushed work is written first, so no promise is left waiting on a replaced store.

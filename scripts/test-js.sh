@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the npm package and runs every JS test against the built output: Node (tests/node/)
 # and headless Chromium (tests/browser/): the storage-adapter suite on every adapter, persistence,
-# host callbacks, failed writes, two tabs and the explorer. Exits non-zero on any failure.
+# host callbacks, failed writes, two tabs, the explorer, a check that every public name of the
+# package is used by a test, and the guide's snippets (pkg/README.md). Exits non-zero on any
+# failure.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Cloudflare Worker example (examples/cloudflare-worker) on real workerd through
 # miniflare: builds the JS package (scripts/build-pkg.sh), installs tests/worker, and runs its
-# node --test suite, which prints the bundle's gzip size.
+# node --test suite (every route of the example, the storage conformance suite on Durable
+# Object storage, the guide's Worker snippets), which prints the bundle's gzip size.
 #
 #   scripts/test-worker.sh
 #

@@ -14,12 +14,18 @@ const TYPES = {
   '.ts': 'text/plain; charset=utf-8',
 };
 
-/** Serves `root` on 127.0.0.1 (`port` 0: an ephemeral one). Resolves to `{ url, close }`. */
-export async function serve(root, port = 0) {
+/** Serves `root` on 127.0.0.1 (`port` 0: an ephemeral one), and `pages` (path → HTML text)
+ * at their paths. Resolves to `{ url, close }`. */
+export async function serve(root, port = 0, pages = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      if (Object.hasOwn(pages, path)) {
+        res.writeHead(200, { 'content-type': TYPES['.html'], 'cache-control': 'no-store' });
+        res.end(pages[path]);
+        return;
+      }
       let file = resolve(join(base, path));
       if (file !== base && !file.startsWith(base + sep)) {
         res.writeHead(403).end();

@@ -132,6 +132,15 @@ export { asyncUsage };
 
 // Turns in the one JSON shape; search with time; recall's known section and working memory.
 import { recallMatchText, type SearchResults, type TimeExpr } from '../../pkg/index.js';
+import {
+  DurableObjectStorage,
+  decodeExport,
+  encodeExport,
+  type AddedRecord,
+  type DurableObjectStorageApi,
+  type Imported,
+  type MarkdownFile,
+} from '../../pkg/index.js';
 
 function timeUsage(): void {
   const m = new Memory();
@@ -246,4 +255,24 @@ async function toolUsage(memory: PersistentMemory): Promise<void> {
   console.log(names, answer, durable, memory.toolSchemas('openai').length);
 }
 
-export { itemUsage, persistentItemUsage, workAndGraphUsage, persistentWorkUsage, toolUsage };
+async function exportAndCiteUsage(memory: PersistentMemory, ctx: { storage: DurableObjectStorageApi }): Promise<void> {
+  const m = new Memory();
+  const files: MarkdownFile[] = m.exportMarkdown();
+  const imported: Imported = m.importMarkdown(new Map(files));
+  const fromText: Imported = m.importJsonl(m.exportJsonl(), Date.now());
+  const file: Uint8Array = m.exportSnapshot();
+  const entries = decodeExport(file);
+  encodeExport(entries);
+  const later: Imported = await memory.importMarkdown(memory.exportMarkdown());
+  await memory.importJsonl(memory.exportJsonl());
+  const ids: string[] = m.cited('see [a1]', 'ada');
+  const plain: MemoryRecord = m.addTurn({ thread: 't', parents: ids });
+  const added: AddedRecord = m.addTurn({ thread: 't', parents: ids }, { dropUnknownParents: true });
+  const dropped: string[] = (await memory.add({ thread: 't' }, { dropUnknownParents: true })).dropped;
+  // @ts-expect-error without options the record has no dropped
+  m.addTurn({ thread: 't' }).dropped;
+  const durableObject = await Memory.open({ name: 'do', storage: new DurableObjectStorage(ctx.storage), sync: false });
+  console.log(imported, fromText, later, plain, added, dropped, durableObject.len, memory.cited('[x]'));
+}
+
+export { itemUsage, persistentItemUsage, workAndGraphUsage, persistentWorkUsage, toolUsage, exportAndCiteUsage };

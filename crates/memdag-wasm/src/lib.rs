@@ -7,6 +7,8 @@
 //!
 //! - [`memory`]: the `Memory` class and its `RefCell`-guarded store;
 //! - [`turn`]: new turns in (the core's JSON turn shape), records out;
+//! - [`cite`]: the ids a reply cites, and turns whose unknown parents are dropped;
+//! - [`export`]: the binary snapshot, JSONL and Markdown exports and imports;
 //! - [`search`]: BM25, vector and hybrid search (relative dates resolved), grep, the built-in
 //!   embedder switch;
 //! - [`recall`]: the Mode-1 recall block and the text it matches;
@@ -32,11 +34,13 @@
 //! Build the npm package with `scripts/build-pkg.sh`; its sources live in `pkg/`.
 #![warn(missing_docs)]
 
+pub mod cite;
 pub mod clock;
 pub mod compact;
 pub mod context;
 pub mod entries;
 pub mod error;
+pub mod export;
 pub mod extract;
 pub mod fields;
 pub mod graph;

@@ -9,12 +9,14 @@
 use core::cell::RefCell;
 
 use js_sys::Array;
+use memdag_core::cite::AddOptions;
 use memdag_core::{Direction, Error, Limits, Store};
 use wasm_bindgen::prelude::*;
 
+use crate::cite::added_to_js;
 use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_to_js};
 use crate::error::throw;
-use crate::fields::to_plain;
+use crate::fields::{parse_object, to_plain};
 use crate::key::cipher_of;
 use crate::turn::{record_to_js, records_to_js, turn_from_js};
 
@@ -57,10 +59,21 @@ impl Memory {
     /// [`crate::turn`]): `createdAt` in ms or ISO 8601, the host clock when absent; a step's
     /// `ok` true when absent. Its `parents` must already exist; otherwise it throws
     /// `UNKNOWN_PARENT` (with `ids`) and nothing is written.
+    ///
+    /// `options` (the core's `AddOptions`, see [`crate::cite`]): `{ dropUnknownParents: true }`
+    /// adds the turn without the unknown parents instead; with options the record carries
+    /// `dropped`, the parents left out.
     #[wasm_bindgen(js_name = addTurn)]
-    pub fn add_turn(&self, turn: JsValue) -> Result<JsValue, JsValue> {
+    pub fn add_turn(&self, turn: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let turn = turn_from_js(turn, self.max_field_bytes()?, crate::clock::now).map_err(throw)?;
-        self.write(|s| s.add_turn(turn).and_then(record_to_js))
+        if options.is_undefined() || options.is_null() {
+            return self.write(|s| s.add_turn(turn).and_then(record_to_js));
+        }
+        let options: AddOptions = parse_object("add options", options).map_err(throw)?;
+        self.write(|s| {
+            s.add_turn_with(turn, options)
+                .and_then(|added| added_to_js(&added))
+        })
     }
 
     /// The record with this id, or `undefined`.
@@ -131,7 +144,7 @@ impl Memory {
     /// Throws `INVALID_INPUT` for an unknown name or a limit of zero.
     #[wasm_bindgen(js_name = setLimits)]
     pub fn set_limits(&self, limits: JsValue) -> Result<(), JsValue> {
-        let limits: Limits = crate::fields::parse_object("limits", limits).map_err(throw)?;
+        let limits: Limits = parse_object("limits", limits).map_err(throw)?;
         self.write(|s| s.set_limits(limits))
     }
 

@@ -11,13 +11,32 @@
 //                     storage commits each change set atomically. One memory per object: the
 //                     way memdag scales past one machine.
 //
-// Routes under each prefix:
+// Routes under each prefix (the memory calls are the package's PersistentMemory methods):
 //   POST turns                     {"turns": [NewTurn, ...]}: adds them in order (a turn may
 //                                  name earlier ones as parents), all or nothing; 201
 //   GET  get?id=ID                 one record
 //   GET  ancestors?id=ID[&depth=N] ancestor ids, nearest first
 //   GET  recent?thread=T[&n=N]     newest records of a thread
 //   GET  search?q=TEXT[&mode=bm25|vector|hybrid][&k=N]
+//   GET  grep?pattern=P[&i=1]      regular-expression matches over the raw logs
+//   POST recall                    body: a RecallQuery; the recall (block, items, tokens)
+//   POST compact?id=ID             compacts a turn with the extractive compactor
+//   GET  tools?format=openai|anthropic|mcp   the tool definitions for a model request
+//   POST tool?name=NAME            body: the tool's arguments (JSON); its JSON answer. The
+//                                  context user is the header x-memdag-user (else ?user=),
+//                                  never the model's; ?thread= is recall's default thread
+//   POST memory                    body: a NewItem; adds it (dedup, conflicts); 201
+//   GET  memory?user=U[&kind=K][&all=1]   items, newest first
+//   GET  memory/history?id=ID      every version of an item
+//   POST memory/extract            body: {"thread"} or {"ids"}; learns items by the rules
+//   POST memory/delete?id=ID       deletes an item softly
+//   GET  work?thread=T             the thread's working memory
+//   POST work                      body: a WorkUpdate (set, push, pop, patch, remove)
+//   GET  timeline?user=U[&thread=T]   turns and items by day
+//   GET  graph/neighbors?entity=E[&depth=N][&user=U]
+//   GET  graph/path?from=A&to=B[&depth=N][&user=U]
+//   POST purge                     body (optional): a PurgeQuery; removes expired items for
+//                                  good, leaving no stored byte of them
 //   GET  stored[?find=TEXT]        every stored key with its size and a hash (for checking),
 //                                  and whether its value holds the bytes of TEXT
 //
@@ -33,12 +52,17 @@
 // {"error": {"code", "message"}} with the core's code. A memory opened for one request is
 // closed (its wasm memory freed) when the request ends.
 //
-// Fault injection, for the test suite only: with the variable FAULT_INJECTION = "on", the
-// header `x-memdag-fault: after-add` throws after the turns were added and before the flush,
-// and `in-commit` (Durable Objects) throws inside the storage transaction after every write
-// was issued.
-import { PersistentMemory, KeyValueStorage, workersKv } from './memdag.js';
-import { DurableObjectStorage } from './durable-storage.js';
+// The package is imported through its Workers entry (workerd.js, the `workerd` export
+// condition that wrangler resolves for `import ... from 'memdag'`), which instantiates the
+// wasm from a CompiledWasm import; here, inside the repository, by its path.
+//
+// Test hooks, for the test suite only: with the variable FAULT_INJECTION = "on", the header
+// `x-memdag-fault: after-add` throws after the turns were added and before the flush,
+// `in-commit` (Durable Objects) throws inside the storage transaction after every write was
+// issued, and `GET /__test/heap` answers the size of the Worker's wasm memory (to see that
+// requests free what they open).
+import { PersistentMemory, KeyValueStorage, workersKv, DurableObjectStorage } from '../../../pkg/workerd.js';
+import { initSync } from '../../../pkg/dist/memdag_wasm.js';
 
 const STATUS = { NOT_FOUND: 404, INVALID_INPUT: 400, UNKNOWN_PARENT: 400, DUPLICATE_ID: 400 };
 
@@ -80,42 +104,102 @@ function fnv(bytes) {
   return h.toString(16).padStart(8, '0');
 }
 
-/** Runs one API call on `memory` (a PersistentMemory) and flushes its writes. */
-async function handle(memory, request, path, faultName) {
-  const url = new URL(request.url);
-  const q = url.searchParams;
-  if (request.method === 'POST' && path === 'turns') {
-    const { turns } = await request.json();
-    if (!Array.isArray(turns)) return json({ error: { code: 'INVALID_INPUT', message: 'turns must be an array' } }, 400);
+const invalid = (message) => Object.assign(new Error(`invalid input: ${message}`), { code: 'INVALID_INPUT' });
+
+/** A query parameter that must be there. */
+function need(q, name) {
+  const value = q.get(name);
+  if (value == null || value === '') throw invalid(`the query parameter ${name} is required`);
+  return value;
+}
+
+/** The request body as JSON; `empty` when there is none (else a missing body is refused). */
+async function body(request, empty) {
+  const text = await request.text();
+  if (text.trim() === '') {
+    if (empty !== undefined) return empty;
+    throw invalid('a JSON body is required');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw invalid(`the body is not JSON: ${e.message}`);
+  }
+}
+
+/** A whole number from the query, or `fallback`. */
+const int = (q, name, fallback) => (q.get(name) == null ? fallback : Number(q.get(name)));
+
+/** The routes: `METHOD path` → async (memory, { q, request, faultName }) => Response. Writes
+ * resolve once durable (the PersistentMemory methods flush), or flush at the end. */
+const ROUTES = {
+  'POST turns': async (memory, { request, faultName }) => {
+    const { turns } = await body(request);
+    if (!Array.isArray(turns)) throw invalid('turns must be an array');
     // Sync adds, then one flush: all or nothing (`addMany` would flush by itself).
     const records = turns.map((t) => memory.addTurn(t));
     if (faultName === 'after-add') throw new Error('injected failure after adding the turns');
     await memory.flush();
     return json({ added: records.map((r) => r.id), len: memory.len }, 201);
+  },
+  'GET get': (memory, { q }) => {
+    const record = memory.get(need(q, 'id'));
+    if (!record) return json({ error: { code: 'NOT_FOUND', message: `no record ${q.get('id')}` } }, 404);
+    return json({ ...record, embedding: null });
+  },
+  'GET ancestors': (memory, { q }) => json({ ids: memory.ancestors(need(q, 'id'), int(q, 'depth', 16), 1000).map((r) => r.id) }),
+  'GET recent': (memory, { q }) => json({ ids: memory.recent(need(q, 'thread'), int(q, 'n', 10)).map((r) => r.id) }),
+  'GET search': (memory, { q }) => {
+    const hits = memory.search({ text: q.get('q') ?? '', mode: q.get('mode') ?? 'hybrid', k: int(q, 'k', 10) });
+    return json({ hits: hits.map(({ id, score }) => ({ id, score })) });
+  },
+  'GET grep': (memory, { q }) => json({ matches: memory.grep({ pattern: need(q, 'pattern'), caseInsensitive: q.get('i') === '1' }) }),
+  'POST recall': async (memory, { request }) => {
+    const recall = memory.recall(await body(request));
+    await memory.flush(); // recall counts uses
+    return json(recall);
+  },
+  'POST compact': async (memory, { q }) => {
+    const record = memory.compactExtractive(need(q, 'id'));
+    await memory.flush();
+    return json({ id: record.id, compact: record.compact });
+  },
+  'GET tools': (memory, { q }) => json(memory.toolSchemas(q.get('format') ?? 'openai')),
+  'POST tool': async (memory, { q, request }) => {
+    const user = request.headers.get('x-memdag-user') ?? q.get('user');
+    const args = await request.text();
+    return json(await memory.callTool(need(q, 'name'), args, { user, thread: q.get('thread') }));
+  },
+  'POST memory': async (memory, { request }) => json(await memory.addItem(await body(request)), 201),
+  'GET memory': (memory, { q }) => json({
+    items: memory.listItems({ user: q.get('user'), kinds: q.get('kind') ? [q.get('kind')] : [], all: q.get('all') === '1' }),
+  }),
+  'GET memory/history': (memory, { q }) => json({ history: memory.itemHistory(need(q, 'id')) }),
+  'POST memory/extract': async (memory, { request }) => json(await memory.extract(await body(request))),
+  'POST memory/delete': async (memory, { q }) => json(await memory.deleteItem(need(q, 'id'))),
+  'GET work': (memory, { q }) => json(memory.workingMemory(need(q, 'thread'))),
+  'POST work': async (memory, { request }) => json(await memory.updateWork(await body(request))),
+  'GET timeline': (memory, { q }) => json({ days: memory.timeline({ user: q.get('user'), thread: q.get('thread') }) }),
+  'GET graph/neighbors': (memory, { q }) => json(memory.neighbors(need(q, 'entity'), int(q, 'depth', 1), { user: q.get('user') })),
+  'GET graph/path': (memory, { q }) => json({ paths: memory.path(need(q, 'from'), need(q, 'to'), int(q, 'depth', 3), { user: q.get('user') }) }),
+  'POST purge': async (memory, { request }) => json(await memory.purge(await body(request, {}))),
+  'GET stored': async (memory, { q }) => {
+    const entries = await memory.storage.loadRange('');
+    const find = q.get('find');
+    return json({ entries: entries.map(([k, v]) => (find ? [k, v.length, fnv(v), holds(v, find)] : [k, v.length, fnv(v)])) });
+  },
+};
+
+/** Runs one API call on `memory` (a PersistentMemory); writes are durable when it answers. */
+async function handle(memory, request, path, faultName) {
+  const route = ROUTES[`${request.method} ${path}`];
+  if (!route) {
+    const known = Object.keys(ROUTES).some((r) => r.endsWith(` ${path}`));
+    return known
+      ? json({ error: { code: 'INVALID_INPUT', message: 'method not allowed' } }, 405)
+      : json({ error: { code: 'NOT_FOUND', message: `no route ${path}` } }, 404);
   }
-  if (request.method !== 'GET') return json({ error: { code: 'INVALID_INPUT', message: 'method not allowed' } }, 405);
-  switch (path) {
-    case 'get': {
-      const record = memory.get(q.get('id') ?? '');
-      if (!record) return json({ error: { code: 'NOT_FOUND', message: `no record ${q.get('id')}` } }, 404);
-      return json({ ...record, embedding: null });
-    }
-    case 'ancestors':
-      return json({ ids: memory.ancestors(q.get('id') ?? '', Number(q.get('depth') ?? 16), 1000).map((r) => r.id) });
-    case 'recent':
-      return json({ ids: memory.recent(q.get('thread') ?? '', Number(q.get('n') ?? 10)).map((r) => r.id) });
-    case 'search': {
-      const hits = memory.search({ text: q.get('q') ?? '', mode: q.get('mode') ?? 'hybrid', k: Number(q.get('k') ?? 10) });
-      return json({ hits: hits.map(({ id, score }) => ({ id, score })) });
-    }
-    case 'stored': {
-      const entries = await memory.storage.loadRange('');
-      const find = q.get('find');
-      return json({ entries: entries.map(([k, v]) => (find ? [k, v.length, fnv(v), holds(v, find)] : [k, v.length, fnv(v)])) });
-    }
-    default:
-      return json({ error: { code: 'NOT_FOUND', message: `no route ${path}` } }, 404);
-  }
+  return route(memory, { q: new URL(request.url).searchParams, request, faultName });
 }
 
 /** Splits `/kv/<agent>/<path>`. */
@@ -127,6 +211,10 @@ function route(url) {
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
+    if (url.pathname === '/__test/heap' && env.FAULT_INJECTION === 'on') {
+      // `initSync()` answers the instance's exports once the module is initialized.
+      return json({ bytes: initSync().memory.buffer.byteLength });
+    }
     const { backend, agent, path } = route(url);
     if (!agent || agent.includes('/')) return json({ error: { code: 'INVALID_INPUT', message: 'use /kv/<agent>/... or /do/<agent>/...' } }, 400);
     if (backend === 'do' || (backend === 'kv' && request.method !== 'GET')) {

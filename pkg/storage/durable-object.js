@@ -1,4 +1,5 @@
-// DurableObjectStorage: a memdag storage adapter on a Durable Object's transactional storage.
+// DurableObjectStorage: a memdag storage adapter on a Cloudflare Durable Object's
+// transactional storage (`ctx.storage`).
 //
 // One Durable Object holds one memory (one per user or agent: the Worker routes by name with
 // idFromName), so every memory lives on one machine close to its user, and many memories
@@ -7,9 +8,11 @@
 //
 // saveBatch is atomic: the whole change set (puts in objects of at most 128 keys, then
 // deletes) is written inside one `storage.transaction`, which commits all of it or, if
-// anything throws before it returns, none of it.
+// anything throws before it returns, none of it. Values are kept under 128 KiB, the most
+// Durable Object storage takes (`maxValueBytes`, which `Memory.open` sizes the core's segment
+// parts by).
 
-import { checkBytes } from '../../../pkg/storage/memory.js';
+import { checkBytes } from './memory.js';
 
 /** Most keys one put/delete call may carry. */
 const MAX_KEYS = 128;
@@ -22,7 +25,7 @@ const toBytes = (v) => (v instanceof Uint8Array ? v : new Uint8Array(v));
 
 export class DurableObjectStorage {
   /**
-   * @param {DurableObjectStorage} storage `state.storage` of the Durable Object.
+   * @param {object} storage `ctx.storage` of the Durable Object.
    * @param {{ beforeCommit?: () => void }} [options] `beforeCommit` runs inside the
    *   transaction after every write was issued (the test suite injects a failure there).
    */
