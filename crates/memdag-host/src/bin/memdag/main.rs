@@ -86,10 +86,12 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         return Err(Error::Io(std::io::Error::new(ErrorKind::NotFound, message)));
     }
     // Commands that change the store take the writer's lock; the others share a reader's.
+    // Recall counts a use of every record it returns, and use counts are persisted.
     let writes = matches!(
         args.command,
         Command::Demo
             | Command::Ingest { .. }
+            | Command::Recall { .. }
             | Command::Compact { .. }
             | Command::Delete { .. }
             | Command::ForgetUser { .. }
