@@ -286,10 +286,11 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             let gone = memory.forget_user(&user)?;
             writeln!(
                 out,
-                "forgot {}: {} turns, {} blobs",
+                "forgot {}: {} turns and items, {} blobs, {} working memories",
                 user,
                 gone.records.len(),
-                gone.blobs.len()
+                gone.blobs.len(),
+                gone.work.len()
             )?;
         }
         Command::Reindex { batch_size } => {
