@@ -1,6 +1,7 @@
 // The memdag WIT component in Node through `jco transpile`: turns with parents, a reload from
-// the JS kv in a fresh instance, ancestors, the error variant, the JS embedder and llm, and a
-// failing kv. Run by scripts/test-component-js.sh, which transpiles into ./out first.
+// the JS kv in a fresh instance, ancestors, the error variant, the JS embedder and llm, a
+// failing kv, and the long-term memory, working memory, graph, time and tool functions. Run
+// by scripts/test-component-js.sh, which transpiles into ./out first.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,6 +36,9 @@ function caught(f) {
 
 const ids = (records) => records.map((r) => r.id);
 
+/** A search filter that lets everything through (its lists must be given). */
+const noFilter = { tags: [], kinds: [], statuses: [] };
+
 test('turns with parents survive a reload from the JS kv in a fresh instance', async () => {
   const kv = new MapKv();
   {
@@ -63,9 +67,9 @@ test('turns with parents survive a reload from the JS kv in a fresh instance', a
   assert.deepEqual(ids(store.recent('main', 2)), ['e', 'd']);
 
   // Search and grep work on the reloaded store.
-  const hits = store.search({ text: '天气', mode: 'bm25', k: 3, filter: { tags: [] }, fusion: 'weighted' });
+  const hits = store.search({ text: '天气', mode: 'bm25', k: 3, filter: noFilter, fusion: 'weighted' });
   assert.equal(hits[0].id, 'c');
-  const found = store.grep({ pattern: 'output of [de]', caseInsensitive: false, fields: [], filter: { tags: [] } });
+  const found = store.grep({ pattern: 'output of [de]', caseInsensitive: false, fields: [], filter: noFilter });
   assert.deepEqual(ids(found), ['d', 'e']);
 });
 
@@ -132,7 +136,7 @@ test('the JS embedder and llm are called through the imports', async () => {
   assert.equal(calls.length, 1, 'one embedder call for the batch');
   assert.equal(store.get('r').embedding.length, 3);
   assert.ok([...kv.entries.keys()].every((k) => k.startsWith('agent-1/')));
-  const hits = store.search({ text: 'sun', mode: 'vector', k: 1, filter: { tags: [] }, fusion: 'weighted' });
+  const hits = store.search({ text: 'sun', mode: 'vector', k: 1, filter: noFilter, fusion: 'weighted' });
   assert.equal(hits[0].id, 's');
 
   const compacted = store.compact('r', 'llm');
@@ -167,4 +171,89 @@ test('a store opened with a key is sealed in the JS kv, and opens only with that
     assert.match(locked.val, /^LOCKED: .*enc\/head/);
   }
   assert.equal(caught(() => memory.Store.open('enc/', 'none', new Uint8Array(3))).tag, 'invalid-input');
+});
+
+test('items, working memory, the graph, time and the tools run under jco', async () => {
+  const kv = new MapKv();
+  const llm = (prompt) => {
+    if (prompt.includes('Two long-term memory items')) return '{"verdict": "contradicts"}';
+    return prompt.includes('of kind "personal"')
+      ? '{"items": [{"source": "t1", "text": "Lives in Lisbon", "relation": "residence", "object": "Lisbon"}]}'
+      : '{"items": []}';
+  };
+  const { memory } = await instantiate(dir, { kv, complete: llm });
+  const store = memory.Store.open(undefined, 'builtin');
+  const now = 1_700_000_000_000n;
+  const day = 86_400_000n;
+
+  // The JSON turn shape and the time helpers.
+  const json = '{"id": "t1", "thread": "chat", "user": "ada", "input": "I live in Austin.", "steps": [{"tool": "x"}]}';
+  assert.equal(memory.parseTurnJson(json, now).steps[0].ok, true);
+  assert.equal(store.addTurnJson(json, now).createdAt, now);
+  assert.equal(memory.parseDuration('30d'), 30n * day);
+  assert.equal(memory.parseTimestamp('2023-11-14T22:13:20Z'), now);
+  assert.equal(memory.formatTimestamp(now), '2023-11-14T22:13:20Z');
+  assert.equal(caught(() => memory.parseDuration('soon')).tag, 'invalid-input');
+
+  // Items: add, supersede by the rules, then by the LLM; history, listing, log and settings.
+  const item = (text, extra = {}) => ({ kind: 'personal', user: 'ada', text, createdAt: now - 2n * day, sources: [], tags: [], ...extra });
+  const paris = store.addItem(item('Ada lives in Paris', { relation: 'residence', object: 'Paris' }));
+  assert.equal(paris.outcome, 'added');
+  assert.equal(store.propose({ ids: ['t1'], kinds: [] }).length, 1);
+  const rules = store.extract({ ids: ['t1'], kinds: [] });
+  assert.equal(rules.learned[0].outcome, 'superseded');
+  assert.deepEqual(rules.learned[0].item.sources, ['t1']);
+  const viaLlm = store.extractWithLlm({ ids: ['t1'], kinds: [] });
+  assert.equal(viaLlm.learned[0].item.text, 'Lives in Lisbon');
+  const lisbon = viaLlm.learned[0].item.id;
+  assert.equal(store.getItem(paris.item.id, undefined).status, 'superseded');
+  assert.equal(store.getItem(lisbon, 'bob'), undefined);
+  assert.ok(store.itemHistory(lisbon).length >= 2);
+  const updated = store.updateItem(lisbon, { text: 'Lives in Lisbon, Portugal', tags: ['home'], at: now });
+  assert.equal(updated.version, 2);
+  const query = { kinds: ['personal'], statuses: [], all: false, order: 'created', ascending: false, offset: 0 };
+  assert.deepEqual(ids(store.listItems(query)), [lisbon]);
+  assert.equal(store.listItems({ ...query, all: true }).length, 3);
+  assert.equal(store.resolutions({ item: lisbon, actions: ['updated'] }).length, 1);
+  const config = store.getMemoryConfig();
+  store.setMemoryConfig({ ...config, ttlMs: [['tool', 7n * day]], aliases: [['NYC', 'New York']] });
+  assert.deepEqual(store.getMemoryConfig().ttlMs, [['tool', 7n * day]]);
+  assert.equal(store.entity('nyc'), 'new york');
+  assert.equal(store.deleteItem(lisbon, now).status, 'deleted');
+
+  // Working memory, recalled first.
+  const change = store.updateWork({ thread: 'chat', field: 'goal', op: 'set', value: '"ship it"', at: now, user: 'ada' });
+  assert.equal(change.stale, false);
+  assert.deepEqual(store.workingMemory('chat').fields.map((f) => [f.name, f.value]), [['goal', '"ship it"']]);
+  assert.deepEqual(store.workThreads(), ['chat']);
+  const recall = store.recall({ thread: 'chat', user: 'ada', keywords: [], workTokens: 100 });
+  assert.match(recall.working, /Goal: ship it/);
+
+  // The graph, the timeline, search with a relative date, and purge.
+  const edge = (s, r, o) => item(`${s} ${r} ${o}`, { kind: 'fact', subject: s, relation: r, object: o });
+  store.addItem(edge('Ada', 'works at', 'Acme'));
+  store.addItem(edge('Acme', 'located in', 'Berlin'));
+  store.addItem(edge('Berlin', 'part of', 'Germany'));
+  const paths = store.path('ada', 'germany', 4, {});
+  assert.deepEqual(paths[0].map((e) => [e.from, e.to]), [['ada', 'acme'], ['acme', 'berlin'], ['berlin', 'germany']]);
+  assert.equal(store.neighbors('berlin', 1, {}).nodes.length, 3);
+  assert.equal(store.subgraph([], {}).edges.length, 3);
+  const days = store.timeline({ user: 'ada', itemsOnly: false, turnsOnly: true });
+  assert.equal(days[0].entries[0].id, 't1');
+  const found = store.searchFull({ text: 'Austin today', mode: 'bm25', k: 5, filter: noFilter, fusion: 'weighted', now });
+  assert.equal(found.time.matched, 'today');
+  assert.deepEqual(ids(found.hits), ['t1']);
+  const temp = store.addItem(item('Ada parked on level nine', { ttlMs: day }));
+  const purged = store.purge({ now, expired: true, ended: false, unreferencedBlobs: false });
+  assert.deepEqual(purged.items, [temp.item.id]);
+
+  // The tools, bound to the host's user.
+  const tools = JSON.parse(memory.toolSchemas('mcp'));
+  assert.ok(tools.some((t) => t.name === 'remember' && t.inputSchema));
+  const remembered = JSON.parse(store.callTool('remember', '{"text": "Ada likes persimmons"}', { user: 'ada', now }));
+  assert.equal(remembered.outcome, 'added');
+  assert.match(store.callTool('memories', '{}', { user: 'ada', now }), /persimmons/);
+  assert.doesNotMatch(store.callTool('memories', '{}', { user: 'bob', now }), /persimmons/);
+  const forgotten = store.forgetUser('ada');
+  assert.deepEqual(forgotten.work, ['chat']);
 });

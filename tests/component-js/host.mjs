@@ -79,6 +79,9 @@ export async function instantiate(dir, { kv, embed, complete } = {}) {
     llm: { complete: complete ?? refuse('LLM') },
     query: {},
     types: {},
+    items: {},
+    work: {},
+    graph: {},
   };
   // jco 1.x looks imports up without their version (its .d.ts names them with it).
   const imports = wasiImports();

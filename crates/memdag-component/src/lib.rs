@@ -2,7 +2,9 @@
 //!
 //! Implements the world `memdag:core/memdag` (see `wit/`): it imports a byte-oriented `kv`
 //! store, an `embedder` and an `llm` from the host, and exports the `memory` interface with
-//! its `store` resource ([`resource`]) and the store-less `context` tools ([`context`]). The
+//! its `store` resource ([`resource`]) and store-less functions ([`functions`]: tool schemas,
+//! the JSON turn shape, durations and timestamps), and the store-less `context` tools
+//! ([`context`]). The
 //! core stays free of binding dependencies; every conversion between core and WIT types lives
 //! in [`convert`].
 //!
@@ -13,6 +15,7 @@
 mod context;
 mod convert;
 mod embed;
+mod functions;
 mod persist;
 mod resource;
 
@@ -24,15 +27,10 @@ mod bindings {
     });
 }
 
-use bindings::exports::memdag::core::memory::Guest;
-
 /// The component's export root.
 struct Component;
 
-impl Guest for Component {
-    type Store = resource::MemoryStore;
-}
-
-// The `context` export is implemented in [`context`].
+// The `memory` export is implemented in [`functions`] (its free functions and the resource
+// type) and [`resource`]; the `context` export in [`context`].
 
 bindings::export!(Component with_types_in bindings);

@@ -15,15 +15,12 @@ use std::cell::RefCell;
 
 use memdag_core::{Cipher, Direction, Error as CoreError, Store};
 
-use crate::bindings::exports::memdag::core::context::Message;
-use crate::bindings::exports::memdag::core::memory::{
-    self, Compactor, Embeddings, GuestStore, ToolResultLimits, ToolResults,
-};
-use crate::bindings::memdag::core::query::{
-    GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
-};
-use crate::bindings::memdag::core::types::{Error, Forgotten, Limits, NewTurn, Record, Reindexed};
+use crate::bindings::exports::memdag::core::memory::Embeddings;
+use crate::bindings::memdag::core::query::SearchQuery;
+use crate::bindings::memdag::core::types::{Error, Record};
 use crate::{convert, embed, persist};
+
+mod guest;
 
 /// The state behind one `store` handle.
 enum State {
@@ -145,241 +142,28 @@ impl MemoryStore {
         }
         Ok(())
     }
-}
 
-impl GuestStore for MemoryStore {
-    fn open(
-        prefix: Option<String>,
-        embeddings: Embeddings,
-        key: Option<Vec<u8>>,
-    ) -> Result<memory::Store, Error> {
-        let prefix = prefix.unwrap_or_default();
-        persist::check_prefix(&prefix).map_err(|e| convert::error(&e))?;
-        let cipher = key
-            .map(|k| Cipher::new(&k))
-            .transpose()
-            .map_err(|e| convert::error(&e))?;
-        let store = persist::load(&prefix, embeddings == Embeddings::Builtin, cipher.as_ref())
-            .map_err(|e| convert::error(&e))?;
-        Ok(memory::Store::new(MemoryStore {
-            prefix,
-            embeddings,
-            cipher,
-            state: RefCell::new(State::Ready(Box::new(store))),
-            limits: Default::default(),
-        }))
-    }
-
-    fn add_turn(&self, turn: NewTurn) -> Result<Record, Error> {
-        let mut turns = [convert::new_turn(turn)];
+    /// Embeds a core turn if asked to, then adds it.
+    fn add_core_turn(&self, turn: memdag_core::NewTurn) -> Result<Record, Error> {
+        let mut turns = [turn];
         self.embed_turns(&mut turns)?;
         let [turn] = turns;
         self.mutate(|s| s.add_turn(turn).map(convert::record))
     }
 
-    fn add_turns(&self, turns: Vec<NewTurn>) -> Result<Vec<Record>, Error> {
-        let mut turns: Vec<_> = turns.into_iter().map(convert::new_turn).collect();
-        self.embed_turns(&mut turns)?;
-        let mut refused = None;
-        self.mutate(|s| {
-            let mut out = Vec::with_capacity(turns.len());
-            for (i, turn) in turns.into_iter().enumerate() {
-                let record = s.add_turn(turn).inspect_err(|_| refused = Some(i))?;
-                out.push(convert::record(record));
-            }
-            Ok(out)
-        })
-        .map_err(|e| match refused {
-            Some(i) => convert::with_context(e, &format!("turn {i}")),
-            None => e,
-        })
-    }
-
-    fn get(&self, id: String) -> Result<Option<Record>, Error> {
-        self.with_store(|s| Ok(s.get(&id).map(convert::record)))
-    }
-
-    fn recent(&self, thread: String, n: u32) -> Result<Vec<Record>, Error> {
-        self.with_store(|s| Ok(convert::records(&s.recent(&thread, n as usize))))
-    }
-
-    fn by_user(&self, user: String, n: u32) -> Result<Vec<Record>, Error> {
-        self.with_store(|s| Ok(convert::records(&s.by_user(&user, n as usize))))
-    }
-
-    fn ancestors(
-        &self,
-        id: String,
-        depth: u32,
-        limit: u32,
-        user: Option<String>,
-    ) -> Result<Vec<Record>, Error> {
-        self.walk(id, Direction::Ancestors, depth, limit, user)
-    }
-
-    fn descendants(
-        &self,
-        id: String,
-        depth: u32,
-        limit: u32,
-        user: Option<String>,
-    ) -> Result<Vec<Record>, Error> {
-        self.walk(id, Direction::Descendants, depth, limit, user)
-    }
-
-    fn forget_user(&self, user: String) -> Result<Forgotten, Error> {
-        self.mutate(|s| {
-            let gone = s.forget_user(&user)?;
-            Ok(Forgotten {
-                records: gone.records,
-                blobs: gone.blobs,
-            })
-        })
-    }
-
-    fn reindex(&self, batch_size: Option<u32>) -> Result<Reindexed, Error> {
-        let host = self.embeddings == Embeddings::Host;
-        let batch = batch_size.map_or(memdag_core::reindex::DEFAULT_REINDEX_BATCH, |n| {
-            n.max(1) as usize
-        });
-        self.mutate(|s| {
-            let done = if host {
-                s.reindex(batch, &mut |texts| embed::texts(texts), &mut |_| {})?
-            } else {
-                s.reindex_builtin()?
-            };
-            Ok(Reindexed {
-                records: done.records as u64,
-                previous_dimension: done.previous_dimension as u32,
-                dimension: done.dimension as u32,
-            })
-        })
-    }
-
-    fn get_limits(&self) -> Result<Limits, Error> {
-        self.with_store(|s| Ok(convert::limits_to_wit(s.limits())))
-    }
-
-    fn set_limits(&self, limits: Limits) -> Result<(), Error> {
-        let limits = convert::limits_from_wit(&limits);
-        self.with_store_mut(|s| s.set_limits(limits))?;
-        self.limits.set(limits);
-        Ok(())
-    }
-
-    fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {
+    /// A WIT search query as the core's, with the host's vector of its text when asked to.
+    fn core_search(&self, query: SearchQuery) -> Result<memdag_core::search::SearchQuery, Error> {
         let mut query = convert::query::search_query(query);
         if query.mode != memdag_core::search::SearchMode::Bm25 {
             self.embed_query(&query.text.clone(), &mut query.embedding)?;
         }
-        self.with_store(|s| {
-            let hits = s.search(&query)?;
-            Ok(hits.into_iter().map(convert::query::search_hit).collect())
-        })
+        Ok(query)
     }
+}
 
-    fn grep(&self, query: GrepQuery) -> Result<Vec<GrepMatch>, Error> {
-        let query = convert::query::grep_query(query);
-        self.with_store(|s| {
-            let found = s.grep(&query)?;
-            Ok(found.into_iter().map(convert::query::grep_match).collect())
-        })
-    }
-
-    fn recall(&self, query: RecallQuery) -> Result<Recall, Error> {
-        let mut query = convert::query::recall_query(query);
-        // The text recall matches, joined as the core joins it: keywords, then the query text.
-        let mut text = query.keywords.join(" ");
-        if let Some(t) = &query.query_text {
-            if !text.is_empty() {
-                text.push(' ');
-            }
-            text.push_str(t);
-        }
-        self.embed_query(&text, &mut query.embedding)?;
-        self.mutate(|s| s.recall(&query).map(convert::query::recall))
-    }
-
-    fn compact(&self, id: String, compactor: Compactor) -> Result<Record, Error> {
-        self.mutate(|s| match compactor {
-            Compactor::Extractive => s.compact_extractive(&id).map(convert::record),
-            Compactor::Llm => {
-                let previous = s.get(&id).and_then(|r| r.compact.clone());
-                s.compact_with(&id, previous.as_ref(), |prompt| {
-                    crate::bindings::memdag::core::llm::complete(prompt)
-                })
-                .map(convert::record)
-            }
-        })
-    }
-
-    fn compaction_prompt(&self, id: String) -> Result<String, Error> {
-        self.with_store(|s| {
-            let previous = s.get(&id).and_then(|r| r.compact.as_ref());
-            s.compaction_prompt(&id, previous)
-        })
-    }
-
-    fn apply_compaction(&self, id: String, answer: String) -> Result<Record, Error> {
-        self.mutate(|s| s.apply_compaction(&id, &answer).map(convert::record))
-    }
-
-    fn compact_tool_results(
-        &self,
-        messages: Vec<Message>,
-        limits: ToolResultLimits,
-    ) -> Result<ToolResults, Error> {
-        let mut messages: Vec<_> = messages
-            .into_iter()
-            .map(convert::context::message)
-            .collect();
-        let limits = convert::context::limits(limits);
-        let counter = memdag_core::tokens::TokenCounter::default();
-        let blob_ids = self.mutate(|s| s.compact_tool_results(&counter, &mut messages, &limits))?;
-        Ok(ToolResults {
-            messages: messages
-                .into_iter()
-                .map(convert::context::message_out)
-                .collect(),
-            blob_ids,
-        })
-    }
-
-    fn put_blob(&self, text: String) -> Result<String, Error> {
-        self.mutate(|s| s.put_blob(text))
-    }
-
-    fn get_blob(&self, id: String) -> Result<Option<String>, Error> {
-        self.with_store(|s| Ok(s.blob(&id).map(str::to_string)))
-    }
-
-    fn delete(&self, id: String) -> Result<Record, Error> {
-        self.mutate(|s| s.delete(&id).map(|r| convert::record(&r)))
-    }
-
-    fn len(&self) -> Result<u64, Error> {
-        self.with_store(|s| Ok(s.len() as u64))
-    }
-
-    fn export_snapshot(&self) -> Result<Vec<(String, Vec<u8>)>, Error> {
-        self.with_store(|s| s.snapshot())
-    }
-
-    fn import_snapshot(&self, entries: Vec<(String, Vec<u8>)>) -> Result<u64, Error> {
-        let mut state = self.borrow()?;
-        let builtin = self.embeddings == Embeddings::Builtin;
-        match persist::import(&self.prefix, entries, builtin, self.cipher.as_ref()) {
-            Ok(store) => {
-                let n = store.len() as u64;
-                *state = State::Ready(Box::new(store));
-                Ok(n)
-            }
-            Err(e) => {
-                if matches!(e, CoreError::Storage { .. }) {
-                    *state = self.reload();
-                }
-                Err(convert::error(&e))
-            }
-        }
-    }
+/// The host's `llm` as the core calls it: its failure is a host error.
+fn llm(prompt: &str) -> Result<String, CoreError> {
+    crate::bindings::memdag::core::llm::complete(prompt).map_err(|message| CoreError::Host {
+        message: format!("LLM call failed: {message}"),
+    })
 }

@@ -1,5 +1,12 @@
 //! The methods of [`Memory`], one per WIT function; see `wit/memory.wit` and
-//! `wit/context.wit` for what each does and its errors.
+//! `wit/context.wit` for what each does and its errors. Turns, search, recall, compaction and
+//! the context tools are here; long-term memory items in [`items`], working memory, the
+//! timeline and the entity graph in [`work`], the tools and the store-less helpers (the JSON
+//! turn shape, durations, timestamps) in [`tools`].
+
+mod items;
+mod tools;
+mod work;
 
 use crate::bindings::exports::memdag::core::context::{
     ContextCheck, Message, ToolResultCut, ToolResultLimits,

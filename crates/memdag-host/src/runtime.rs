@@ -55,6 +55,9 @@ impl WasiView for HostState {
 
 impl core::types::Host for HostState {}
 impl core::query::Host for HostState {}
+impl core::items::Host for HostState {}
+impl core::work::Host for HostState {}
+impl core::graph::Host for HostState {}
 
 impl core::kv::Host for HostState {
     fn get(&mut self, key: String) -> Result<Option<Vec<u8>>, String> {

@@ -2,10 +2,16 @@
 //!
 //! Errors become the WIT `variant error` by [`ErrorKind`], with a message that starts with the
 //! core's stable code: `UNKNOWN_PARENT: unknown parent ids: a`. Records and turns are here;
-//! [`query`] converts search, grep and recall, [`context`] the context-window tools.
+//! [`query`] converts search, grep and recall, [`context`] the context-window tools,
+//! [`items`] long-term memory items, [`learn`] their settings, extraction and purge, [`work`]
+//! working memory, and [`graph`] the entity graph and the timeline.
 
 pub mod context;
+pub mod graph;
+pub mod items;
+pub mod learn;
 pub mod query;
+pub mod work;
 
 use memdag_core::{CompactNode, Error as CoreError, ErrorKind, NewTurn, Record, Section, Step};
 
@@ -78,6 +84,24 @@ pub fn new_turn(t: wit::NewTurn) -> NewTurn {
         tags: t.tags,
         importance: t.importance,
         compact: t.compact.map(compact_in),
+        embedding: t.embedding,
+    }
+}
+
+/// A core new turn (one parsed from JSON) as the WIT one.
+pub fn new_turn_out(t: NewTurn) -> wit::NewTurn {
+    wit::NewTurn {
+        id: t.id,
+        thread: t.thread,
+        user: t.user,
+        created_at: t.created_at,
+        input: t.input,
+        output: t.output,
+        steps: t.steps.iter().map(step_out).collect(),
+        parents: t.parents,
+        tags: t.tags,
+        importance: t.importance,
+        compact: t.compact.as_ref().map(compact_out),
         embedding: t.embedding,
     }
 }

@@ -5,10 +5,13 @@
 
 use memdag_core::recall::{Recall, RecallItem, RecallQuery, RecallSection};
 use memdag_core::search::{
-    FieldWeights, Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery,
+    FieldWeights, Fusion, GrepMatch, GrepQuery, Scope, SearchFilter, SearchHit, SearchMode,
+    SearchQuery, SearchResults, TimeUse,
 };
+use memdag_core::time::{Grain, TimeExpr};
 use memdag_core::tokens::Encoding;
 
+use super::items::{kind, kind_out, status};
 use crate::bindings::memdag::core::query as wit;
 
 /// A count as `u32`, saturating.
@@ -56,6 +59,13 @@ pub fn search_query(q: wit::SearchQuery) -> SearchQuery {
         bm25,
         dedup: q.dedup.unwrap_or(d.dedup),
         snippets: q.snippets.unwrap_or(d.snippets),
+        now: q.now,
+        offset_minutes: q.offset_minutes.unwrap_or(d.offset_minutes),
+        time: q.time.map_or(d.time, |t| match t {
+            wit::TimeUse::Filter => TimeUse::Filter,
+            wit::TimeUse::Boost => TimeUse::Boost,
+            wit::TimeUse::Off => TimeUse::Off,
+        }),
         ..d
     }
 }
@@ -68,7 +78,14 @@ fn filter(f: wit::SearchFilter) -> SearchFilter {
         since: f.since,
         until: f.until,
         ids: f.ids,
-        ..SearchFilter::default()
+        scope: f.scope.map_or(Scope::default(), |s| match s {
+            wit::Scope::All => Scope::All,
+            wit::Scope::Turns => Scope::Turns,
+            wit::Scope::Items => Scope::Items,
+        }),
+        kinds: f.kinds.into_iter().map(kind).collect(),
+        statuses: f.statuses.into_iter().map(status).collect(),
+        now: f.now,
     }
 }
 
@@ -80,6 +97,33 @@ pub fn search_hit(h: SearchHit) -> wit::SearchHit {
         bm25: h.bm25,
         vector: h.vector,
         snippet: h.snippet,
+        kind: h.kind.map(kind_out),
+    }
+}
+
+/// Core search results as the WIT ones.
+pub fn search_results(r: SearchResults) -> wit::SearchResults {
+    wit::SearchResults {
+        hits: r.hits.into_iter().map(search_hit).collect(),
+        time: r.time.map(time_expr),
+    }
+}
+
+/// A core time expression as the WIT one.
+pub fn time_expr(t: TimeExpr) -> wit::TimeExpr {
+    wit::TimeExpr {
+        since: t.since,
+        until: t.until,
+        matched: t.matched,
+        start: count(t.start),
+        end: count(t.end),
+        grain: match t.grain {
+            Grain::Day => wit::Grain::Day,
+            Grain::Week => wit::Grain::Week,
+            Grain::Month => wit::Grain::Month,
+            Grain::Year => wit::Grain::Year,
+            Grain::Span => wit::Grain::Span,
+        },
     }
 }
 
@@ -133,6 +177,10 @@ pub fn recall_query(q: wit::RecallQuery) -> RecallQuery {
         match_limit: or(q.match_limit, d.match_limit),
         ancestor_depth: or(q.ancestor_depth, d.ancestor_depth),
         ancestor_limit: or(q.ancestor_limit, d.ancestor_limit),
+        known_limit: or(q.known_limit, d.known_limit),
+        work_tokens: or(q.work_tokens, d.work_tokens),
+        since: q.since,
+        until: q.until,
         ..d
     }
 }
@@ -144,6 +192,7 @@ pub fn recall(r: Recall) -> wit::Recall {
         block: r.block,
         tokens: count(r.tokens),
         omitted: count(r.omitted),
+        working: r.working,
     }
 }
 

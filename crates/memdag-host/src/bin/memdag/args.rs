@@ -1,6 +1,16 @@
-//! Command-line arguments, parsed by hand (see the note in Cargo.toml).
+//! Command-line arguments, parsed by hand (see the note in Cargo.toml). The commands of
+//! long-term memory and purge are parsed in [`memory`], those of working memory, the timeline
+//! and the graph in [`work`].
+
+mod memory;
+mod work;
 
 use std::path::PathBuf;
+
+use memdag_host::{ItemKind, Scope};
+
+pub use memory::{AddItem, ItemChange, ListItems, MemoryCmd, Purge};
+pub use work::{Graph, Timeline, Work, WorkAction};
 
 /// The usage text.
 pub const USAGE: &str = "\
@@ -11,18 +21,26 @@ usage: memdag [OPTIONS] <COMMAND>
 commands:
   demo                      ingest the bundled sample session (new turns only), then show
                             the recent turns of its last thread and the ancestors of its last turn
-  ingest <FILE.jsonl>       add one turn per line (id, thread, user, created_at as ISO 8601 or
-                            ms, input, output; optional parents, steps, tags, importance,
-                            embedding); turns already stored are skipped; progress on stderr
+  ingest <FILE.jsonl>       add one turn per line in the JSON turn shape (id, thread, user,
+                            createdAt as ISO 8601 or ms (now when missing), input or text,
+                            output; optional parents, steps (ok defaults to true), tags,
+                            importance, embedding); turns already stored are skipped; progress
+                            on stderr. --extract learns memory items from each turn (by the
+                            rules, or with --llm-cmd through the LLM)
   search <QUERY>            ranked search [--mode bm25|vector|hybrid] [--k N] [--thread T]
-                            [--user U] [--json] and the ranking options below
+                            [--user U] [--scope all|turns|items] [--kind K]... [--now TIME]
+                            [--json] and the ranking options below. A relative date in the
+                            query (\"last week\", \"上周\") keeps to its range, resolved against
+                            --now (default: the clock) and printed
   search --batch <FILE>     one query per line (a JSON string, or {\"id\", \"text\",
-                            \"embedding\", \"thread\", \"user\"}); prints one JSON line per query
-                            with the ranked ids and scores; takes the same options
+                            \"embedding\", \"thread\", \"user\", \"now\"}); prints one JSON line per
+                            query with the ranked ids and scores; takes the same options, but
+                            resolves relative dates only against --now or the line's now
   grep <PATTERN>            regular expression over raw logs [-i] [--field F]... [--user U]
                             [--json]
   recall                    the memory block for a new turn: --thread T --user U [--budget N]
-                            [--query TEXT] [--json]
+                            [--query TEXT] [--json]; it counts a use of each turn it returns,
+                            so it takes the writer's lock
   compact <ID>              write the turn's compact node: with --llm-cmd, else extractive
   show <ID> [--raw]         one turn in full; --raw prints its tool log unabridged
   dag <ID> [DEPTH]          the ancestors and descendants of a turn, drawn as trees
@@ -42,6 +60,50 @@ commands:
   bench [--sizes N,M] [--json]  the search and recall benchmark, run natively on the core
                             (10k and 100k generated records, LoCoMo recall); a measurement
   help                      this text
+
+long-term memory (items learned from turns; every command takes --json):
+  memory add --user U [--kind personal|procedural|tool|fact] [--subject S --relation R
+             --object O] [--task T] [--tool T] [--importance X] [--source ID]... [--ttl 30d]
+             <TEXT>         add an item (default kind personal): a near-duplicate corroborates
+                            an active item, a contradiction supersedes it
+  memory get <ID> [--user U]        one item with its versions and log
+  memory update <ID> [--text T] [--subject S] [--relation R] [--object O] [--task T]
+             [--tool T] [--importance X] [--ttl D|none]   a new version of the item
+  memory delete <ID>        delete an item softly (status deleted, history kept)
+  memory history <ID>       every version of an item and of those it superseded
+  memory list [--user U] [--kind K]... [--all] [--as-of TIME] [--since TIME --until TIME]
+             [--sort created|updated|importance|uses] [--limit N --offset N]
+                            the items, newest first (active only unless --all); with --json
+                            one JSON array
+  memory resolutions [--user U]     the log of what happened to items, newest first
+  memory extract (--thread T | --user U | <ID>...) [--llm-cmd CMD]
+                            learn items from turns: by the rules (English and Chinese), or
+                            through the LLM
+  purge [--expired] [--ended] [--blob-max-age 30d] [--unreferenced-blobs]
+                            remove for good expired items (the default), superseded and
+                            deleted ones, old or unreferenced tool outputs; rewrites the store
+
+working memory, time and the entity graph:
+  work show|history|clear --thread T        a thread's working memory, its changes, or
+                            forget it
+  work set|push|patch --thread T <FIELD> <VALUE>   change a field (VALUE is JSON, else a
+                            string), e.g. work set --thread T goal \"ship it\"
+  work pop|remove --thread T <FIELD>        drop a list's last element, or the field
+  timeline [--user U | --thread T] [--since TIME --until TIME] [--offset-minutes M]
+                            turns and items by day
+  graph neighbors <ENTITY> [--depth N]      the entities within N edges (default 1)
+  graph path <A> <B> [--max-depth N]        the shortest paths between two entities (4)
+  graph export [<ENTITY>...]        the nodes and edges (all without entities)
+  (--user U keeps timeline and graph to what U may see; --now TIME sets the clock of
+  commands that take the time)
+
+tools for a model:
+  tools [--format openai|anthropic|mcp]     the tools' JSON Schemas (default openai)
+  call-tool <NAME> <JSON> [--user U] [--thread T]  run one tool as a model would, under
+                            user U; prints its JSON answer
+
+  TIME is ISO 8601 (2024-05-08, 2024-05-08T13:56:00Z) or ms since the epoch; a duration is
+  like 90s, 15m, 12h, 30d or 2w.
 
 ranking options of search (defaults: the core's, shown here):
   --fusion weighted|rrf     how hybrid fuses BM25 and vectors (weighted)
@@ -80,6 +142,8 @@ pub enum Command {
     Demo,
     Ingest {
         file: PathBuf,
+        /// Learn memory items from each turn.
+        extract: bool,
     },
     Search(Search),
     Grep {
@@ -128,6 +192,26 @@ pub enum Command {
         batch_size: Option<u32>,
     },
     Limits,
+    Memory(MemoryCmd),
+    Purge(Purge),
+    Work(Work),
+    Timeline(Timeline),
+    Graph {
+        graph: Graph,
+        /// Only what this user may see.
+        user: Option<String>,
+    },
+    Tools {
+        format: String,
+    },
+    CallTool {
+        name: String,
+        arguments: String,
+        /// The host's user: the tool keeps to their memory.
+        user: Option<String>,
+        /// Recall's thread when the arguments name none.
+        thread: Option<String>,
+    },
     Help,
 }
 
@@ -142,6 +226,11 @@ pub struct Search {
     pub user: Option<String>,
     pub json: bool,
     pub ranking: Ranking,
+    pub scope: Option<Scope>,
+    pub kinds: Vec<ItemKind>,
+    /// The clock relative dates resolve against (TIME); none: the host clock for one query,
+    /// none at all for a batch (so a data set's "last week" is not today's).
+    pub now: Option<String>,
 }
 
 /// The ranking options of a search; none keeps the core's default.
@@ -183,10 +272,14 @@ pub struct Args {
     pub limits: Option<String>,
     /// The file holding the store's encryption key.
     pub key_file: Option<PathBuf>,
+    /// Whether the output is JSON.
+    pub json: bool,
+    /// The clock of commands that take the time (TIME); none: the host clock.
+    pub now: Option<String>,
 }
 
 /// Flags that take a value.
-const VALUED: [&str; 26] = [
+const VALUED: &[&str] = &[
     "--batch-size",
     "--cmd-timeout",
     "--limits",
@@ -213,9 +306,42 @@ const VALUED: [&str; 26] = [
     "--stopwords",
     "--derived-keys",
     "--field-weights",
+    "--scope",
+    "--kind",
+    "--now",
+    "--subject",
+    "--relation",
+    "--object",
+    "--task",
+    "--tool",
+    "--importance",
+    "--source",
+    "--ttl",
+    "--text",
+    "--as-of",
+    "--since",
+    "--until",
+    "--sort",
+    "--limit",
+    "--offset",
+    "--max-depth",
+    "--blob-max-age",
+    "--format",
+    "--offset-minutes",
 ];
 /// Flags without a value.
-const SWITCHES: [&str; 5] = ["--json", "--raw", "-i", "--help", "-h"];
+const SWITCHES: &[&str] = &[
+    "--json",
+    "--raw",
+    "-i",
+    "--help",
+    "-h",
+    "--all",
+    "--extract",
+    "--expired",
+    "--ended",
+    "--unreferenced-blobs",
+];
 
 /// Flags as given, in order, with their values.
 struct Flags(Vec<(String, Option<String>)>);
@@ -356,6 +482,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         ),
         component: flags.value("--component").map(PathBuf::from),
         key_file: flags.value("--key-file").map(PathBuf::from),
+        json: flags.has("--json"),
+        now: flags.value("--now"),
         embed_cmd: flags.value("--embed-cmd"),
         llm_cmd: flags.value("--llm-cmd"),
         limits: flags.value("--limits"),
@@ -382,6 +510,7 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
         "demo" => Command::Demo,
         "ingest" => Command::Ingest {
             file: PathBuf::from(need("ingest a FILE")?),
+            extract: flags.has("--extract"),
         },
         "search" => {
             let input = match flags.value("--batch") {
@@ -400,6 +529,17 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
                 user: flags.value("--user"),
                 json: flags.has("--json"),
                 ranking: flags.ranking()?,
+                scope: match flags.value("--scope").as_deref() {
+                    None => None,
+                    Some("all") => Some(Scope::All),
+                    Some("turns") => Some(Scope::Turns),
+                    Some("items") => Some(Scope::Items),
+                    Some(other) => {
+                        return Err(format!("--scope {other:?}: use all, turns or items"))
+                    }
+                },
+                kinds: memory::kinds(flags)?,
+                now: flags.value("--now"),
             })
         }
         "grep" => Command::Grep {
@@ -452,6 +592,23 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
             user: need("forget-user a USER")?,
         },
         "limits" => Command::Limits,
+        "memory" => Command::Memory(memory::parse(pos, flags)?),
+        "purge" => Command::Purge(memory::purge(flags)),
+        "work" => Command::Work(work::work(pos, flags)?),
+        "timeline" => Command::Timeline(work::timeline(flags)?),
+        "graph" => Command::Graph {
+            graph: work::graph(pos, flags)?,
+            user: flags.value("--user"),
+        },
+        "tools" => Command::Tools {
+            format: flags.value("--format").unwrap_or_else(|| "openai".into()),
+        },
+        "call-tool" => Command::CallTool {
+            name: need("call-tool a NAME")?,
+            arguments: pos.next().unwrap_or_default(),
+            user: flags.value("--user"),
+            thread: flags.value("--thread"),
+        },
         "reindex" => Command::Reindex {
             batch_size: flags.number("--batch-size")?,
         },
@@ -517,8 +674,19 @@ mod tests {
                 user: Some("lin".into()),
                 json: true,
                 ranking: Ranking::default(),
+                scope: None,
+                kinds: Vec::new(),
+                now: None,
             })
         );
+        let a =
+            parse_str("search boots --scope items --kind procedural --kind tool --now 5").unwrap();
+        let Command::Search(s) = a.command else {
+            panic!("not a search")
+        };
+        assert_eq!(s.scope, Some(Scope::Items));
+        assert_eq!(s.kinds, [ItemKind::Procedural, ItemKind::Tool]);
+        assert_eq!(s.now.as_deref(), Some("5"));
         let a = parse_str(
             "search --batch q.jsonl --fusion rrf --rrf-k 30 --vector-weight 0.3 --context 0 --thread-scope 0 \
              --stopwords off --derived-keys off --field-weights steps=0,keys=2",
@@ -596,6 +764,109 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn parses_memory_work_graph_and_tools() {
+        let a = parse_str("memory add --user ada --kind tool --tool kubectl --source t1 --source t2 --ttl 90s flaky").unwrap();
+        let Command::Memory(MemoryCmd::Add(add)) = a.command else {
+            panic!("not memory add")
+        };
+        assert_eq!(
+            (add.user.as_str(), add.kind, add.text.as_str()),
+            ("ada", ItemKind::Tool, "flaky")
+        );
+        assert_eq!(add.sources, ["t1", "t2"]);
+        assert_eq!(add.fields.ttl.as_deref(), Some("90s"));
+        let a = parse_str("memory list --kind fact --all --sort uses --limit 5 --json").unwrap();
+        assert!(a.json);
+        let Command::Memory(MemoryCmd::List(list)) = a.command else {
+            panic!("not memory list")
+        };
+        assert_eq!(
+            (list.kinds, list.all, list.order, list.limit),
+            (
+                vec![ItemKind::Fact],
+                true,
+                memdag_host::ItemOrder::Uses,
+                Some(5)
+            )
+        );
+        assert_eq!(
+            parse_str("memory extract t1 t2").unwrap().command,
+            Command::Memory(MemoryCmd::Extract {
+                ids: vec!["t1".into(), "t2".into()],
+                thread: None,
+                user: None
+            })
+        );
+        let a =
+            parse(["work", "set", "--thread", "T", "goal", "ship it"].map(String::from)).unwrap();
+        assert_eq!(
+            a.command,
+            Command::Work(Work {
+                thread: "T".into(),
+                user: None,
+                action: WorkAction::Change {
+                    op: memdag_host::WorkOp::Set,
+                    field: "goal".into(),
+                    value: Some("ship it".into())
+                }
+            })
+        );
+        assert!(matches!(
+            parse_str("work pop --thread T tasks").unwrap().command,
+            Command::Work(Work {
+                action: WorkAction::Change { value: None, .. },
+                ..
+            })
+        ));
+        assert_eq!(
+            parse_str("graph path ada germany --max-depth 3")
+                .unwrap()
+                .command,
+            Command::Graph {
+                graph: Graph::Path {
+                    from: "ada".into(),
+                    to: "germany".into(),
+                    max_depth: 3
+                },
+                user: None
+            }
+        );
+        let Command::Purge(p) = parse_str("purge").unwrap().command else {
+            panic!("not purge")
+        };
+        assert!(p.expired && !p.ended);
+        let Command::Purge(p) = parse_str("purge --ended").unwrap().command else {
+            panic!("not purge")
+        };
+        assert!(!p.expired && p.ended);
+        assert_eq!(
+            parse_str("tools --format anthropic").unwrap().command,
+            Command::Tools {
+                format: "anthropic".into()
+            }
+        );
+        assert!(matches!(
+            parse_str("ingest f.jsonl --extract").unwrap().command,
+            Command::Ingest { extract: true, .. }
+        ));
+        for bad in [
+            "memory add x",
+            "memory add --user ada",
+            "memory update m1",
+            "memory list --sort size",
+            "memory extract",
+            "memory frob",
+            "work set --thread T goal",
+            "work show",
+            "graph path a",
+            "search x --scope everything",
+            "memory add --user a --kind idea x",
+        ] {
+            assert!(parse_str(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -5,27 +5,22 @@ use std::io::Write;
 use memdag_host::{Error, Memory, NewTurn};
 
 use crate::show;
-use crate::turn_json::JsonTurn;
 
-/// A sample agent session: two threads of one user, with tool calls and parents.
+/// A sample agent session: two threads of one user, with tool calls and parents, as a JSON
+/// array of turns in the JSON turn shape.
 const SESSION: &str = include_str!("../../../data/demo-session.json");
 
-/// The bundled session, in order.
-fn session() -> Vec<NewTurn> {
-    let turns: Vec<JsonTurn> =
-        serde_json::from_str(SESSION).expect("the bundled demo session is valid JSON");
-    turns
-        .into_iter()
-        .map(|t| {
-            t.into_new_turn()
-                .expect("the bundled demo session has valid times")
-        })
-        .collect()
+/// The bundled session's turns as JSON values, in order.
+fn session() -> Vec<serde_json::Value> {
+    serde_json::from_str(SESSION).expect("the bundled demo session is a JSON array")
 }
 
 /// Adds the turns not yet present, then prints the last thread and the last turn's ancestry.
-pub fn run(memory: &mut Memory, out: &mut dyn Write) -> Result<(), Error> {
-    let turns = session();
+pub fn run(memory: &mut Memory, now: i64, out: &mut dyn Write) -> Result<(), Error> {
+    let turns = session()
+        .iter()
+        .map(|t| memory.parse_turn_json(&t.to_string(), now))
+        .collect::<Result<Vec<NewTurn>, Error>>()?;
     let mut added = 0;
     for turn in &turns {
         let id = turn.id.as_deref().unwrap_or_default();
@@ -92,7 +87,11 @@ mod tests {
 
     #[test]
     fn bundled_session_is_a_valid_dag() {
-        let turns = session();
+        // The core's parser, which the component runs for `demo`.
+        let turns: Vec<memdag_core::NewTurn> = session()
+            .into_iter()
+            .map(|t| memdag_core::json::turn_from_value(t, 0).expect("a valid turn"))
+            .collect();
         assert_eq!(turns.len(), 12);
         let mut seen: Vec<&str> = Vec::new();
         for t in &turns {

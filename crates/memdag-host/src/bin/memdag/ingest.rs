@@ -1,12 +1,15 @@
 //! `memdag ingest FILE.jsonl`: one turn per line, added in batches, progress on stderr.
 //!
+//! Each line is one turn in the JSON turn shape, read by the component (`parse-turn-json`,
+//! the core's `json` module, its one owner): a turn without a time gets the host clock's.
 //! Turns whose id is already stored are skipped, so an interrupted ingest can be run again. A
 //! turn without an id gets one derived from its line number and text (`l` and 16 hex digits),
 //! so a re-run skips it too: every turn of a file is stored once, however often the ingest was
 //! interrupted (a batch is committed whole or not at all).
 //! Each batch is one `add-turns` call: all or nothing, with one embedder call for the turns
 //! that bring no vector. A bad line stops the ingest with its line number; the batches
-//! before it stay stored.
+//! before it stay stored. With `--extract`, each batch's turns are then learned from (by the
+//! rules, or through the LLM), so memory items come with their turns.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
@@ -15,13 +18,30 @@ use std::time::Instant;
 
 use memdag_host::{Error, Memory, NewTurn};
 
-use crate::turn_json::JsonTurn;
+use crate::{items, Host};
+
+/// Whether and how to learn items from the ingested turns.
+pub struct Learn {
+    pub extract: bool,
+    /// Through the LLM rather than the rules.
+    pub llm: bool,
+}
 
 /// Turns per `add-turns` call.
 const BATCH: usize = 256;
 
 /// Ingests `file` into `memory`; prints a summary line on `out`.
-pub fn run(memory: &mut Memory, file: &Path, out: &mut dyn Write) -> Result<(), Error> {
+pub fn run(
+    memory: &mut Memory,
+    file: &Path,
+    host: &Host,
+    extract: bool,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let learn = Learn {
+        extract,
+        llm: host.llm,
+    };
     let reader = BufReader::new(std::fs::File::open(file).map_err(|e| {
         Error::Io(std::io::Error::new(
             e.kind(),
@@ -33,16 +53,16 @@ pub fn run(memory: &mut Memory, file: &Path, out: &mut dyn Write) -> Result<(), 
     let mut batch: Vec<NewTurn> = Vec::with_capacity(BATCH);
     let mut seen = HashSet::new();
     let (mut added, mut skipped, mut last_line) = (0usize, 0usize, 0usize);
+    let mut learned = 0usize;
     for (n, line) in reader.lines().enumerate() {
         let line = line?;
         last_line = n + 1;
         if line.trim().is_empty() {
             continue;
         }
-        let mut turn = serde_json::from_str::<JsonTurn>(&line)
-            .map_err(|e| e.to_string())
-            .and_then(JsonTurn::into_new_turn)
-            .map_err(|e| bad_line(file, n + 1, &e))?;
+        let mut turn = memory
+            .parse_turn_json(&line, host.now)
+            .map_err(|e| bad_line(file, n + 1, &e.to_string()))?;
         if turn.id.is_none() {
             let mut h = memdag_core::hash::Fnv::new();
             h.write(&(n as u64 + 1).to_le_bytes());
@@ -57,37 +77,56 @@ pub fn run(memory: &mut Memory, file: &Path, out: &mut dyn Write) -> Result<(), 
         }
         batch.push(turn);
         if batch.len() == BATCH {
-            added += flush(memory, &mut batch, file, n + 1)?;
+            let (n, l) = flush(memory, &mut batch, &learn, file, n + 1)?;
+            (added, learned) = (added + n, learned + l);
             progress.show(added, skipped);
         }
     }
-    added += flush(memory, &mut batch, file, last_line)?;
+    let (n, l) = flush(memory, &mut batch, &learn, file, last_line)?;
+    (added, learned) = (added + n, learned + l);
     progress.done(added, skipped);
+    let items = if learn.extract {
+        format!("; learned {learned} memory items")
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "ingested {added} turns ({skipped} already stored) in {:.1} s; store holds {}",
+        "ingested {added} turns ({skipped} already stored) in {:.1} s{items}; store holds {}",
         started.elapsed().as_secs_f64(),
         memory.len()?
     )?;
     Ok(())
 }
 
-/// Adds a batch; errors name the batch's last line.
+/// Adds a batch, then learns from it if asked; errors name the batch's last line. Returns
+/// the turns added and the items learned.
 fn flush(
     memory: &mut Memory,
     batch: &mut Vec<NewTurn>,
+    learn: &Learn,
     file: &Path,
     line: usize,
-) -> Result<usize, Error> {
+) -> Result<(usize, usize), Error> {
     if batch.is_empty() {
-        return Ok(0);
+        return Ok((0, 0));
     }
-    let n = memory
+    let added = memory
         .add_turns(batch)
-        .map_err(|e| bad_line(file, line, &format!("in the batch ending here: {e}")))?
-        .len();
+        .map_err(|e| bad_line(file, line, &format!("in the batch ending here: {e}")))?;
     batch.clear();
-    Ok(n)
+    if !learn.extract {
+        return Ok((added.len(), 0));
+    }
+    let ids: Vec<String> = added.into_iter().map(|r| r.id).collect();
+    let report = items::learn_from(memory, &ids, learn.llm).map_err(|e| {
+        bad_line(
+            file,
+            line,
+            &format!("learning from the batch ending here (its turns are stored): {e}"),
+        )
+    })?;
+    Ok((ids.len(), report.learned.len()))
 }
 
 fn bad_line(file: &Path, n: usize, message: &str) -> Error {

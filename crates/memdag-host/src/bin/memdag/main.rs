@@ -6,22 +6,34 @@
 
 mod args;
 mod demo;
+mod graph;
 mod ingest;
+mod items;
 mod key;
 mod search;
+mod shape;
 mod show;
-mod turn_json;
+mod tools;
+mod work;
 
 use std::io::{BufWriter, ErrorKind, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use memdag_host::{
-    locate, recall_query, CommandEmbedder, CommandLlm, Compactor, DirKv, Embedder, Error, Limits,
-    Memory, OpenOptions, Record, Runtime, TurnLimits,
+    locate, now_ms, recall_query, CommandEmbedder, CommandLlm, Compactor, DirKv, Embedder, Error,
+    Limits, Memory, OpenOptions, Record, Runtime, ToolContext, TurnLimits,
 };
 
-use args::{Args, Command};
+use args::{Args, Command, MemoryCmd, WorkAction};
+
+/// What commands take from the host rather than the store.
+pub struct Host {
+    /// The clock (ms since the epoch): `--now`, else the host clock.
+    pub now: i64,
+    /// Whether an LLM is plugged in (`--llm-cmd`): extraction goes through it.
+    pub llm: bool,
+}
 
 fn main() -> ExitCode {
     // The benchmark runs the core natively, not through the component: it has its own flags.
@@ -76,9 +88,20 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         )?;
     }
 
-    let creates = matches!(args.command, Command::Demo | Command::Ingest { .. });
+    if let Command::Tools { format } = &args.command {
+        // The schemas need no store.
+        return tools::schemas(&runtime, format, out);
+    }
+
+    // Only commands that add something create a store; a typo should not leave an empty
+    // directory.
+    let creates = match &args.command {
+        Command::Demo | Command::Ingest { .. } => true,
+        Command::Memory(MemoryCmd::Add(_)) => true,
+        Command::Work(w) => matches!(w.action, WorkAction::Change { .. }),
+        _ => false,
+    };
     if !creates && !args.store.is_dir() {
-        // Only `demo` and `ingest` create a store; a typo should not leave an empty directory.
         let message = format!(
             "no store at {} (run `memdag demo` or `memdag ingest FILE` first)",
             args.store.display()
@@ -86,15 +109,28 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         return Err(Error::Io(std::io::Error::new(ErrorKind::NotFound, message)));
     }
     // Commands that change the store take the writer's lock; the others share a reader's.
-    let writes = matches!(
-        args.command,
+    // Recall counts a use of every record it returns, and use counts are persisted; so does
+    // a tool call (recall, remember, forget).
+    let writes = match &args.command {
         Command::Demo
-            | Command::Ingest { .. }
-            | Command::Compact { .. }
-            | Command::Delete { .. }
-            | Command::ForgetUser { .. }
-            | Command::Reindex { .. }
-    );
+        | Command::Ingest { .. }
+        | Command::Recall { .. }
+        | Command::Compact { .. }
+        | Command::Delete { .. }
+        | Command::ForgetUser { .. }
+        | Command::Reindex { .. }
+        | Command::Purge(_)
+        | Command::CallTool { .. } => true,
+        Command::Memory(m) => matches!(
+            m,
+            MemoryCmd::Add(_)
+                | MemoryCmd::Update { .. }
+                | MemoryCmd::Delete { .. }
+                | MemoryCmd::Extract { .. }
+        ),
+        Command::Work(w) => !matches!(w.action, WorkAction::Show | WorkAction::History),
+        _ => false,
+    };
     let kv = if writes {
         DirKv::open(&args.store)?
     } else {
@@ -145,11 +181,19 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         let limits = parse_limits(json)?;
         memory.set_limits(&limits)?;
     }
+    let host = Host {
+        now: match &args.now {
+            Some(t) => memory.parse_timestamp(t)?,
+            None => now_ms(),
+        },
+        llm: args.llm_cmd.is_some(),
+    };
+    let json = args.json;
 
     match args.command {
-        Command::Demo => demo::run(&mut memory, out)?,
-        Command::Ingest { file } => ingest::run(&mut memory, &file, out)?,
-        Command::Search(s) => search::run(&mut memory, &s, out)?,
+        Command::Demo => demo::run(&mut memory, host.now, out)?,
+        Command::Ingest { file, extract } => ingest::run(&mut memory, &file, &host, extract, out)?,
+        Command::Search(s) => search::run(&mut memory, &s, now_ms(), out)?,
         Command::Grep {
             pattern,
             case_insensitive,
@@ -175,6 +219,7 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             let mut q = recall_query(&thread, &user);
             q.budget_tokens = budget;
             q.query_text = query;
+            q.now = args.now.is_some().then_some(host.now);
             let recall = memory.recall(&q)?;
             if json {
                 let items: Vec<_> = recall
@@ -183,7 +228,8 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
                     .map(|i| serde_json::json!({ "id": i.id, "section": format!("{:?}", i.section).to_lowercase(), "score": i.score, "tokens": i.tokens }))
                     .collect();
                 let value = serde_json::json!({ "block": recall.block, "tokens": recall.tokens,
-                                                 "omitted": recall.omitted, "items": items });
+                                                 "omitted": recall.omitted, "items": items,
+                                                 "working": recall.working });
                 writeln!(out, "{value}")?;
             } else {
                 writeln!(out, "{}", recall.block)?;
@@ -240,10 +286,11 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             let gone = memory.forget_user(&user)?;
             writeln!(
                 out,
-                "forgot {}: {} turns, {} blobs",
+                "forgot {}: {} turns and items, {} blobs, {} working memories",
                 user,
                 gone.records.len(),
-                gone.blobs.len()
+                gone.blobs.len(),
+                gone.work.len()
             )?;
         }
         Command::Reindex { batch_size } => {
@@ -265,7 +312,27 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         Command::Limits => {
             writeln!(out, "{}", limits_json(&memory.limits()?))?;
         }
-        Command::Help => unreachable!("handled above"),
+        Command::Memory(m) => items::run(&mut memory, &m, &host, json, out)?,
+        Command::Purge(p) => items::purge(&mut memory, &p, &host, json, out)?,
+        Command::Work(w) => work::run(&mut memory, &w, &host, json, out)?,
+        Command::Timeline(t) => graph::timeline(&mut memory, &t, json, out)?,
+        Command::Graph { graph: g, user } => {
+            graph::run(&mut memory, &g, user, host.now, json, out)?
+        }
+        Command::CallTool {
+            name,
+            arguments,
+            user,
+            thread,
+        } => {
+            let context = ToolContext {
+                user,
+                thread,
+                now: Some(host.now),
+            };
+            tools::call(&mut memory, &name, &arguments, &context, out)?
+        }
+        Command::Tools { .. } | Command::Help => unreachable!("handled above"),
     }
     Ok(())
 }

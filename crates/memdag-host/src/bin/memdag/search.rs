@@ -1,4 +1,8 @@
 //! `memdag search` (one query or a batch file) and `memdag grep`.
+//!
+//! A relative date in a query ("last week", "上周") is resolved by the component against a
+//! clock: `--now`, else the host clock for one query. A batch resolves dates only with `--now`
+//! (a data set's "last week" is not this week); each of its lines may give its own `now`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::time::Instant;
@@ -8,11 +12,11 @@ use serde_json::json;
 
 use memdag_host::{
     grep_query, search_query, Error, FieldWeights, Fusion, Memory, SearchHit, SearchMode,
-    SearchQuery,
+    SearchQuery, TimeExpr,
 };
 
 use crate::args::{Ranking, Search, SearchInput};
-use crate::show;
+use crate::{shape, show};
 
 /// One line of a batch file: a JSON string, or an object.
 #[derive(Deserialize)]
@@ -30,6 +34,8 @@ struct BatchQuery {
     embedding: Option<Vec<f32>>,
     thread: Option<String>,
     user: Option<String>,
+    /// The clock this query's relative dates resolve against (TIME).
+    now: Option<serde_json::Value>,
 }
 
 fn mode(name: &str) -> SearchMode {
@@ -43,6 +49,8 @@ fn mode(name: &str) -> SearchMode {
 /// A query for `text` with the search's mode, `k` and ranking options.
 fn query(text: &str, s: &Search) -> SearchQuery {
     let mut q = search_query(text, mode(&s.mode), s.k);
+    q.filter.scope = s.scope;
+    q.filter.kinds.clone_from(&s.kinds);
     let r: &Ranking = &s.ranking;
     if r.rrf == Some(true) {
         q.fusion = Fusion::Rrf;
@@ -72,22 +80,57 @@ fn query(text: &str, s: &Search) -> SearchQuery {
     q
 }
 
-/// Runs `memdag search`.
-pub fn run(memory: &mut Memory, s: &Search, out: &mut dyn Write) -> Result<(), Error> {
+/// Sets the query's clock: relative dates resolve against it and expired items leave.
+fn at(q: &mut SearchQuery, now: Option<i64>) {
+    q.now = now;
+    q.filter.now = now;
+}
+
+/// Runs `memdag search`; `clock` is the host clock, for one query without `--now`.
+pub fn run(memory: &mut Memory, s: &Search, clock: i64, out: &mut dyn Write) -> Result<(), Error> {
+    let given = s
+        .now
+        .as_deref()
+        .map(|t| memory.parse_timestamp(t))
+        .transpose()?;
     match &s.input {
         SearchInput::Text(text) => {
             let mut q = query(text, s);
             q.filter.thread = s.thread.clone();
             q.filter.user = s.user.clone();
+            at(&mut q, Some(given.unwrap_or(clock)));
             let started = Instant::now();
-            let hits = memory.search(&q)?;
+            let found = memory.search_full(&q)?;
+            let hits = found.hits;
             if s.json {
-                writeln!(out, "{}", hits_json(&json!(text), &hits))?;
+                writeln!(
+                    out,
+                    "{}",
+                    hits_json(&json!(text), &hits, found.time.as_ref())
+                )?;
                 return Ok(());
             }
+            if let Some(t) = &found.time {
+                writeln!(
+                    out,
+                    "time: {:?} = {} UTC to {} UTC",
+                    t.matched,
+                    show::utc(t.since),
+                    show::utc(t.until)
+                )?;
+            }
             for (rank, h) in hits.iter().enumerate() {
-                let record = memory.get(&h.id)?;
-                let head = record.as_ref().map(show::line).unwrap_or_default();
+                let head = match (memory.get(&h.id)?, h.kind) {
+                    (Some(r), Some(kind)) => format!(
+                        "{}  {}  ({})  {}",
+                        r.id,
+                        show::utc(r.created_at),
+                        shape::kind(kind).name(),
+                        show::clip(&r.input, 48)
+                    ),
+                    (Some(r), None) => show::line(&r),
+                    (None, _) => String::new(),
+                };
                 writeln!(out, "{:>2}. {:.4}  {head}", rank + 1, h.score)?;
                 if !h.snippet.is_empty() {
                     writeln!(out, "      {}", show::clip(&h.snippet, 100))?;
@@ -122,20 +165,34 @@ pub fn run(memory: &mut Memory, s: &Search, out: &mut dyn Write) -> Result<(), E
                     ))
                 })?;
                 let (id, mut q) = match parsed {
-                    BatchLine::Text(t) => (json!(i), query(&t, s)),
+                    BatchLine::Text(t) => {
+                        let mut q = query(&t, s);
+                        at(&mut q, given);
+                        (json!(i), q)
+                    }
                     BatchLine::Query(b) => {
                         let mut q = query(&b.text, s);
                         q.embedding = b.embedding;
                         q.filter.thread = b.thread;
                         q.filter.user = b.user;
+                        let now = match &b.now {
+                            Some(v) => Some(line_time(memory, v).map_err(|e| {
+                                Error::Io(std::io::Error::new(
+                                    std::io::ErrorKind::InvalidData,
+                                    format!("{}:{}: now: {e}", file.display(), i + 1),
+                                ))
+                            })?),
+                            None => given,
+                        };
+                        at(&mut q, now);
                         (b.id.unwrap_or(json!(i)), q)
                     }
                 };
                 q.filter.thread = q.filter.thread.or_else(|| s.thread.clone());
                 q.filter.user = q.filter.user.or_else(|| s.user.clone());
                 q.snippets = Some(false);
-                let hits = memory.search(&q)?;
-                writeln!(out, "{}", hits_json(&id, &hits))?;
+                let found = memory.search_full(&q)?;
+                writeln!(out, "{}", hits_json(&id, &found.hits, found.time.as_ref()))?;
                 n += 1;
             }
             let secs = started.elapsed().as_secs_f64();
@@ -150,11 +207,24 @@ pub fn run(memory: &mut Memory, s: &Search, out: &mut dyn Write) -> Result<(), E
     }
 }
 
-/// `{"query": ..., "ids": [...], "scores": [...]}` on one line.
-fn hits_json(query: &serde_json::Value, hits: &[SearchHit]) -> String {
+/// A batch line's `now`: ms, or a TIME string.
+fn line_time(memory: &mut Memory, v: &serde_json::Value) -> Result<i64, Error> {
+    match v {
+        serde_json::Value::String(t) => memory.parse_timestamp(t),
+        other => memory.parse_timestamp(&other.to_string()),
+    }
+}
+
+/// `{"query": ..., "ids": [...], "scores": [...], "time": ...}` on one line; `time` is the
+/// range the query's text named (the core's JSON shape), when it named one.
+fn hits_json(query: &serde_json::Value, hits: &[SearchHit], time: Option<&TimeExpr>) -> String {
     let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
     let scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
-    json!({ "query": query, "ids": ids, "scores": scores }).to_string()
+    let mut line = json!({ "query": query, "ids": ids, "scores": scores });
+    if let Some(t) = time {
+        line["time"] = serde_json::to_value(shape::time_expr(t)).unwrap_or_default();
+    }
+    line.to_string()
 }
 
 /// Runs `memdag grep`.

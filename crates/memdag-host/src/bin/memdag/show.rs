@@ -148,25 +148,17 @@ pub fn clip(s: &str, n: usize) -> String {
     out
 }
 
-/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` (UTC), without a date library.
+/// Milliseconds since the epoch as `YYYY-MM-DD HH:MM` (UTC), by the core's calendar.
 pub fn utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60
-    )
+    let minutes = ms.div_euclid(60_000);
+    let (y, m, d) = memdag_core::time::civil::civil_from_days(minutes.div_euclid(1440));
+    format!("{y:04}-{m:02}-{d:02} {}", clock(ms, 0))
+}
+
+/// The time of day of `ms` as `HH:MM`, `offset_minutes` east of UTC.
+pub fn clock(ms: i64, offset_minutes: i32) -> String {
+    let minute = (ms.div_euclid(60_000) + i64::from(offset_minutes)).rem_euclid(1440);
+    format!("{:02}:{:02}", minute / 60, minute % 60)
 }
 
 #[cfg(test)]
