@@ -26,7 +26,9 @@ pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-0
 /// A tool failure: its stable code and message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolFailure {
+    /// The stable code, e.g. `NOT_FOUND`.
     pub code: String,
+    /// What went wrong.
     pub message: String,
 }
 
