@@ -1,17 +1,19 @@
 // The memory explorer: opens a memdag store kept in this browser's IndexedDB and shows it in
-// tabs: Turns (threads, turns, records with raw log, compact node and DAG); search, recall,
-// import and export stay beside every tab. Serve the repository root (scripts/serve-www.sh)
-// so both www/ and pkg/ resolve.
+// tabs: Turns (threads, turns, records with raw log, compact node and DAG) and Memory
+// (long-term items with history and resolutions); search, recall, import and export stay
+// beside every tab. Serve the repository root (scripts/serve-www.sh) so both www/ and pkg/
+// resolve.
 //
 // This file holds the shared state, the store, the tabs and the routing of ids: `open(id)`
-// shows a record in the Turns tab. Each tab is a module with `init(ctx)` and `render(ctx)`;
-// `ctx` carries the state and these helpers.
+// shows a turn in the Turns tab and an item in the Memory tab. Each tab is a module with
+// `init(ctx)` and `render(ctx)`; `ctx` carries the state and these helpers.
 import { Memory } from '../pkg/index.js';
 import { $, h } from './ui.js';
 import * as turns from './turns.js';
+import * as memoryView from './memory.js';
 import * as tools from './search.js';
 
-const VIEWS = { turns };
+const VIEWS = { turns, memory: memoryView };
 const params = new URLSearchParams(location.search);
 
 const state = {
@@ -70,8 +72,14 @@ function show(name) {
   render();
 }
 
-/** Opens a record by id in the Turns tab. */
+/** Opens a turn (Turns tab) or a long-term memory item (Memory tab) by id. */
 function open(id) {
+  const item = state.memory.getItem(id);
+  if (item) {
+    memoryView.reveal(ctx, item);
+    show('memory');
+    return;
+  }
   const r = state.memory.get(id);
   if (!r) {
     status(`${id}: not found`);
@@ -89,6 +97,8 @@ function render() {
   $('#generation').textContent = String(m.generation);
   for (const b of document.querySelectorAll('#tabs [data-tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === state.tab));
   for (const v of document.querySelectorAll('main > .view')) v.hidden = v.dataset.tab !== state.tab;
+  // A store that had no thread when it was opened gets one selected once it has.
+  if (!state.thread) state.thread = m.threads()[0]?.name ?? null;
   renderThreads();
   try {
     VIEWS[state.tab].render(ctx);
