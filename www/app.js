@@ -1,8 +1,9 @@
 // The memory explorer: opens a memdag store kept in this browser's IndexedDB and shows it in
 // tabs: Turns (threads, turns, records with raw log, compact node and DAG), Memory (long-term
-// items with history and resolutions), Working memory (of the selected thread) and Timeline
-// (by day); search, recall, import and export stay beside every tab. Serve the repository
-// root (scripts/serve-www.sh) so both www/ and pkg/ resolve.
+// items with history and resolutions), Working memory (of the selected thread), Timeline (by
+// day) and Graph (entities and the facts between them); search, recall, import and export
+// stay beside every tab. Serve the repository root (scripts/serve-www.sh) so both www/ and
+// pkg/ resolve.
 //
 // This file holds the shared state, the store, the tabs and the routing of ids: `open(id)`
 // shows a turn in the Turns tab and an item in the Memory tab. Each tab is a module with
@@ -13,9 +14,10 @@ import * as turns from './turns.js';
 import * as memoryView from './memory.js';
 import * as work from './work.js';
 import * as timeline from './timeline.js';
+import * as graph from './graph.js';
 import * as tools from './search.js';
 
-const VIEWS = { turns, memory: memoryView, work, timeline };
+const VIEWS = { turns, memory: memoryView, work, timeline, graph };
 const params = new URLSearchParams(location.search);
 
 const state = {
