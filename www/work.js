@@ -11,6 +11,9 @@ const stamp = (ms) => fmtStamp(ms).slice(5);
 
 const CONVENTIONAL = new Set(['goal', 'tasks', 'constraints', 'notes']);
 
+/** A change's value in the history: cut short, and free to wrap anywhere (JSON has few spaces). */
+const json = (value) => (value === undefined ? '' : h('span', { class: 'json' }, clip(show(value), 36)));
+
 /** One change of one field of the selected thread, as the user of its newest turn. */
 async function change(ctx, field, op, value) {
   const thread = ctx.state.thread;
@@ -106,7 +109,7 @@ export function render(ctx) {
   const rows = [...wm.history].reverse();
   fillTable($('#work-history'), ['at', 'field', 'op', 'value', 'before', 'user'],
     rows.map((c) => [timeEl(c.at, stamp), c.field, badge(c.stale ? `${c.op} (stale)` : c.op, c.op),
-      c.value === undefined ? '' : clip(show(c.value), 36), c.previous === undefined ? '' : clip(show(c.previous), 36), c.user ?? '']),
+      json(c.value), json(c.previous), c.user ?? '']),
     (i) => ({ class: rows[i].stale ? 'stale' : null, 'data-field': rows[i].field, 'data-op': rows[i].op }));
 }
 
