@@ -1,12 +1,48 @@
-// The memory explorer: opens a memdag store kept in this browser's IndexedDB and shows its
-// threads, turns, records (raw log, compact node, DAG), search, recall, and import/export.
-// Serve the repository root (scripts/serve-www.sh) so both www/ and pkg/ resolve.
+// The memory explorer: opens a memdag store kept in this browser's IndexedDB and shows it in
+// tabs: Turns (threads, turns, records with raw log, compact node and DAG), Memory (long-term
+// items with history and resolutions), Working memory (of the selected thread), Timeline (by
+// day) and Graph (entities and the facts between them); search, recall, import and export
+// stay beside every tab. Serve the repository root (scripts/serve-www.sh) so both www/ and
+// pkg/ resolve.
+//
+// This file holds the shared state, the store, the tabs and the routing of ids: `open(id)`
+// shows a turn in the Turns tab and an item in the Memory tab. Each tab is a module with
+// `init(ctx)` and `render(ctx)`; `ctx` carries the state and these helpers.
 import { Memory } from '../pkg/index.js';
-import { drawDag } from './dag.js';
+import { $, h } from './ui.js';
+import * as turns from './turns.js';
+import * as memoryView from './memory.js';
+import * as work from './work.js';
+import * as timeline from './timeline.js';
+import * as graph from './graph.js';
+import * as tools from './search.js';
 
-const $ = (sel) => document.querySelector(sel);
-const state = { memory: null, thread: null, record: null };
+const VIEWS = { turns, memory: memoryView, work, timeline, graph };
 const params = new URLSearchParams(location.search);
+
+const state = {
+  memory: null,
+  tab: 'turns',
+  /** The selected thread, record (a turn), user and item. */
+  thread: null,
+  record: null,
+  user: '',
+  item: null,
+};
+
+const ctx = {
+  state,
+  get memory() {
+    return state.memory;
+  },
+  render,
+  open,
+  show,
+  status,
+  fail,
+  /** The user of a thread's newest turn ('' when it has none). */
+  threadUser: (thread) => (thread ? state.memory.recent(thread, 1)[0]?.user ?? '' : ''),
+};
 
 function status(text) {
   $('#status').textContent = text;
@@ -19,7 +55,7 @@ function fail(error) {
 
 const list = (text) => String(text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
-async function open(name) {
+async function openStore(name) {
   if (state.memory) await state.memory.close();
   state.memory = await Memory.open({ name, autoFlush: true });
   state.memory.addEventListener('change', () => render());
@@ -27,124 +63,82 @@ async function open(name) {
   $('#store-name').value = name;
   state.thread = state.memory.threads()[0]?.name ?? null;
   state.record = null;
+  state.item = null;
+  state.user = ctx.threadUser(state.thread) || state.memory.users()[0]?.name || '';
   render();
+}
+
+/** Shows tab `name` (its name is kept in the URL's hash). */
+function show(name) {
+  if (!VIEWS[name]) return;
+  state.tab = name;
+  history.replaceState(null, '', `${location.pathname}${location.search}#${name}`);
+  render();
+}
+
+/** Opens a turn (Turns tab) or a long-term memory item (Memory tab) by id. */
+function open(id) {
+  const item = state.memory.getItem(id);
+  if (item) {
+    memoryView.reveal(ctx, item);
+    show('memory');
+    return;
+  }
+  const r = state.memory.get(id);
+  if (!r) {
+    status(`${id}: not found`);
+    return;
+  }
+  state.record = id;
+  if (r.thread) state.thread = r.thread;
+  show('turns');
 }
 
 function render() {
   const m = state.memory;
+  if (!m) return;
   $('#count').textContent = String(m.len);
   $('#generation').textContent = String(m.generation);
+  for (const b of document.querySelectorAll('#tabs [data-tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === state.tab));
+  for (const v of document.querySelectorAll('main > .view')) v.hidden = v.dataset.tab !== state.tab;
+  // A store that had no thread when it was opened gets one selected once it has.
+  if (!state.thread) state.thread = m.threads()[0]?.name ?? null;
   renderThreads();
-  renderTurns();
-  renderRecord();
-  renderRecall();
+  try {
+    VIEWS[state.tab].render(ctx);
+    tools.render(ctx);
+  } catch (e) {
+    fail(e);
+  }
 }
 
 function renderThreads() {
   const ul = $('#threads');
   ul.replaceChildren();
   for (const t of state.memory.threads()) {
-    const li = document.createElement('li');
-    li.dataset.thread = t.name;
-    li.textContent = `${t.name} (${t.count})`;
-    li.classList.toggle('active', t.name === state.thread);
-    li.addEventListener('click', () => {
-      state.thread = t.name;
-      render();
-    });
-    ul.append(li);
+    ul.append(h('li', {
+      'data-thread': t.name,
+      class: t.name === state.thread ? 'active' : null,
+      onclick: () => {
+        state.thread = t.name;
+        render();
+      },
+    }, `${t.name} (${t.count})`));
   }
 }
 
-function renderTurns() {
-  const ul = $('#turns');
-  ul.replaceChildren();
-  $('#turns-thread').textContent = state.thread ?? '';
-  if (!state.thread) return;
-  for (const r of state.memory.recent(state.thread, Infinity)) {
-    const li = document.createElement('li');
-    li.className = 'record';
-    li.dataset.id = r.id;
-    li.classList.toggle('active', r.id === state.record);
-    const id = document.createElement('code');
-    id.textContent = r.id;
-    const turn = document.createElement('div');
-    turn.className = 'turn';
-    turn.textContent = `${r.input} → ${r.output}`;
-    const parents = document.createElement('div');
-    parents.className = 'parents muted';
-    parents.textContent = r.parents.length ? `parents: ${r.parents.join(', ')}` : 'root';
-    li.append(id, turn, parents);
-    li.addEventListener('click', () => pick(r.id));
-    ul.append(li);
-  }
-}
+$('#tabs').addEventListener('click', (event) => {
+  const tab = event.target.closest('[data-tab]');
+  if (tab) show(tab.dataset.tab);
+});
 
-function pick(id) {
-  state.record = id;
-  const r = state.memory.get(id);
-  if (r) state.thread = r.thread;
-  render();
-}
-
-function renderRecord() {
-  const r = state.record && state.memory.get(state.record);
-  $('#record').hidden = !r;
-  $('#record-empty').hidden = Boolean(r);
-  $('#record-id').textContent = r ? r.id : '';
-  if (!r) return;
-  const meta = $('#record-meta');
-  meta.replaceChildren();
-  const fields = [
-    ['thread', r.thread], ['user', r.user || '—'], ['created', new Date(r.createdAt).toISOString()],
-    ['seq', r.seq], ['importance', r.importance], ['tags', r.tags.join(', ') || '—'],
-    ['parents', r.parents.join(', ') || 'root'], ['children', state.memory.children(r.id).join(', ') || '—'],
-    ['embedding', r.embedding ? `${r.embedding.length} dims` : 'none'],
-  ];
-  for (const [k, v] of fields) {
-    const dt = document.createElement('dt');
-    dt.textContent = k;
-    const dd = document.createElement('dd');
-    dd.textContent = String(v);
-    dd.dataset.field = k;
-    meta.append(dt, dd);
-  }
-  $('#dag').replaceChildren(drawDag(state.memory, r.id, pick));
-  const steps = r.steps.map((s, i) => `  ${i + 1}. ${s.tool}(${s.args}) ${s.ok ? 'ok' : 'error'}: ${s.result}`);
-  $('#raw-log').textContent = [`user: ${r.input}`, ...(steps.length ? ['steps:', ...steps] : []), `agent: ${r.output}`].join('\n');
-  const node = $('#compact-node');
-  node.replaceChildren();
-  if (!r.compact) {
-    node.textContent = 'No compact node yet.';
-    node.className = 'muted';
-    return;
-  }
-  node.className = '';
-  const summary = document.createElement('p');
-  summary.textContent = r.compact.summary;
-  node.append(summary);
-  for (const s of r.compact.sections) {
-    const p = document.createElement('p');
-    const name = document.createElement('span');
-    name.className = 'section-name';
-    name.textContent = `${s.name}: `;
-    p.append(name, s.text);
-    node.append(p);
-  }
-}
-
-function renderRecall() {
-  $('#recall-thread').textContent = state.thread ?? '–';
-  if (!state.thread) {
-    $('#recall-block').textContent = '';
-    $('#recall-tokens').textContent = '0';
-    return;
-  }
-  const budget = Number($('#recall-budget').value) || 600;
-  const r = state.memory.recallView({ thread: state.thread, budgetTokens: budget });
-  $('#recall-block').textContent = r.block;
-  $('#recall-tokens').textContent = String(r.tokens);
-}
+// Every `data-open` link (ui.js idLink) opens its id.
+document.addEventListener('click', (event) => {
+  const link = event.target.closest('[data-open]');
+  if (!link) return;
+  event.preventDefault();
+  open(link.dataset.open);
+});
 
 $('#turn-form').addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -163,58 +157,13 @@ $('#turn-form').addEventListener('submit', async (event) => {
     $('#input').value = '';
     $('#output').value = '';
     $('#parents').value = r.id;
-    pick(r.id);
+    open(r.id);
   } catch (e) {
     fail(e);
   }
 });
 
-$('#search-form').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const f = new FormData(event.target);
-  const filter = {};
-  if (f.get('thread')) filter.thread = String(f.get('thread'));
-  if (f.get('user')) filter.user = String(f.get('user'));
-  if (list(f.get('tags')).length) filter.tags = list(f.get('tags'));
-  const ol = $('#hits');
-  ol.replaceChildren();
-  try {
-    const hits = await state.memory.searchAsync({ text: String(f.get('text')), mode: String(f.get('mode')), k: Number(f.get('k')) || 10, filter });
-    for (const h of hits) {
-      const li = document.createElement('li');
-      li.className = 'hit';
-      li.dataset.id = h.id;
-      const head = document.createElement('div');
-      head.innerHTML = '<code></code> <span class="muted"></span>';
-      head.children[0].textContent = h.id;
-      head.children[1].textContent = `score ${h.score.toFixed(3)}`;
-      const snippet = document.createElement('div');
-      snippet.className = 'snippet';
-      // «term» marks become <mark>, built as nodes (never innerHTML of record text).
-      for (const [i, part] of h.snippet.split(/[«»]/).entries()) {
-        snippet.append(i % 2 ? Object.assign(document.createElement('mark'), { textContent: part }) : part);
-      }
-      li.append(head, snippet);
-      li.addEventListener('click', () => pick(h.id));
-      ol.append(li);
-    }
-    status(hits.length ? '' : 'no hits');
-  } catch (e) {
-    fail(e);
-  }
-});
-
-$('#compact').addEventListener('click', async () => {
-  try {
-    await state.memory.compact(state.record);
-    render();
-  } catch (e) {
-    fail(e);
-  }
-});
-
-$('#recall-budget').addEventListener('change', renderRecall);
-$('#open-store').addEventListener('click', () => open($('#store-name').value.trim() || 'explorer').catch(fail));
+$('#open-store').addEventListener('click', () => openStore($('#store-name').value.trim() || 'explorer').catch(fail));
 
 $('#export').addEventListener('click', () => {
   const blob = new Blob([state.memory.exportBytes()], { type: 'application/octet-stream' });
@@ -230,6 +179,7 @@ $('#import').addEventListener('change', async (event) => {
     const { records } = await state.memory.importBytes(new Uint8Array(await file.arrayBuffer()));
     state.thread = state.memory.threads()[0]?.name ?? null;
     state.record = null;
+    state.item = null;
     render();
     status(`imported ${records} records`);
   } catch (e) {
@@ -239,10 +189,13 @@ $('#import').addEventListener('change', async (event) => {
   }
 });
 
+for (const view of [...Object.values(VIEWS), tools]) view.init(ctx);
+if (VIEWS[location.hash.slice(1)]) state.tab = location.hash.slice(1);
 try {
-  await open(params.get('store') ?? 'explorer');
+  await openStore(params.get('store') ?? 'explorer');
 } catch (e) {
   fail(e);
 }
-window.memdag = { get memory() { return state.memory; }, pick, render };
+/** For tests and the console: the open memory, `open(id)`, `show(tab)` and `render()`. */
+window.memdag = { get memory() { return state.memory; }, state, pick: open, open, show, render };
 document.body.dataset.ready = 'true';

@@ -1,5 +1,7 @@
 // Draws the DAG around one record as SVG: its ancestors in rows above it (nearest first),
 // its descendants in rows below, and every parent -> child edge among the drawn records.
+import { cutColumns } from './ui.js';
+
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 150;
 const H = 26;
@@ -69,7 +71,8 @@ export function drawDag(memory, id, onPick, depth = 3) {
     const record = memory.get(n);
     const g = el('g', { class: `node${n === id ? ' current' : ''}`, 'data-id': n, transform: `translate(${p.x},${p.y})` });
     g.append(el('rect', { width: W, height: H, rx: 4 }));
-    const label = `${n.slice(0, 8)} ${(record?.input ?? '').slice(0, 12)}`;
+    // 12 columns of the input: a CJK character takes two, so Chinese text stays inside the box.
+    const label = `${n.slice(0, 8)} ${cutColumns(record?.input ?? '', 12)}`;
     g.append(el('text', { x: 6, y: 17 }, label));
     g.append(el('title', {}, `${n}\n${record?.input ?? ''}`));
     g.addEventListener('click', () => onPick(n));
