@@ -81,25 +81,29 @@ test('errors arrive as the WIT error variant with a stable code, and write nothi
   const before = kv.dump();
 
   const unknown = caught(() => store.addTurn(turn('b', 'main', 2, ['a', 'ghost'])));
-  assert.equal(unknown.tag, 'invalid-input');
-  assert.match(unknown.val, /^UNKNOWN_PARENT: .*ghost/);
+  assert.equal(unknown.code, 'unknown-parent', 'a typed code, not a string to parse');
+  assert.deepEqual(unknown.ids, ['ghost']);
   const dup = caught(() => store.addTurn(turn('a', 'main', 3)));
-  assert.match(dup.val, /^DUPLICATE_ID: /);
+  assert.equal(dup.code, 'duplicate-id');
+  assert.deepEqual(dup.ids, ['a']);
   const batch = caught(() => store.addTurns([turn('x', 'main', 4), turn('y', 'main', 5, ['nope'])]));
-  assert.match(batch.val, /^UNKNOWN_PARENT: turn 1: /);
+  assert.equal(batch.code, 'unknown-parent');
+  assert.match(batch.message, /^turn 1: /);
   assert.deepEqual(kv.dump(), before, 'refused turns write nothing');
   assert.equal(store.get('x'), undefined);
 
   const missing = caught(() => store.ancestors('ghost', 3, 3));
-  assert.deepEqual(missing, { tag: 'not-found', val: 'NOT_FOUND: no record with id "ghost"' });
+  assert.equal(missing.code, 'not-found');
+  assert.equal(missing.message, 'no record with id "ghost"');
+  assert.deepEqual(missing.ids, ['ghost']);
   const prefix = caught(() => memory.Store.open('no-slash', 'builtin'));
-  assert.equal(prefix.tag, 'invalid-input');
+  assert.equal(prefix.code, 'invalid-input');
 
   // A failing kv write: a storage error, and memory stays equal to kv.
   kv.failWrites = 'disk full';
   const storage = caught(() => store.addTurn(turn('b', 'main', 2, ['a'])));
-  assert.equal(storage.tag, 'storage');
-  assert.match(storage.val, /disk full/);
+  assert.equal(storage.code, 'storage');
+  assert.match(storage.message, /disk full/);
   kv.failWrites = null;
   assert.equal(store.get('b'), undefined);
   assert.equal(store.len(), 1n);
@@ -144,8 +148,8 @@ test('the JS embedder and llm are called through the imports', async () => {
   fail = true;
   const before = kv.dump();
   const err = caught(() => store.compact('r', 'llm'));
-  assert.equal(err.tag, 'host');
-  assert.match(err.val, /model overloaded/);
+  assert.equal(err.code, 'host');
+  assert.match(err.message, /model overloaded/);
   assert.deepEqual(kv.dump(), before);
   assert.deepEqual(store.get('r').compact, compacted.compact);
 });
@@ -167,10 +171,10 @@ test('a store opened with a key is sealed in the JS kv, and opens only with that
   assert.equal(memory.Store.open('enc/', 'none', key).get('a').input, 'the safe code is 8812-tapir');
   for (const other of [undefined, new Uint8Array(32).fill(4)]) {
     const locked = caught(() => memory.Store.open('enc/', 'none', other));
-    assert.equal(locked.tag, 'locked');
-    assert.match(locked.val, /^LOCKED: .*enc\/head/);
+    assert.equal(locked.code, 'locked');
+    assert.equal(locked.key, 'enc/head');
   }
-  assert.equal(caught(() => memory.Store.open('enc/', 'none', new Uint8Array(3))).tag, 'invalid-input');
+  assert.equal(caught(() => memory.Store.open('enc/', 'none', new Uint8Array(3))).code, 'invalid-input');
 });
 
 test('items, working memory, the graph, time and the tools run under jco', async () => {
@@ -193,7 +197,7 @@ test('items, working memory, the graph, time and the tools run under jco', async
   assert.equal(memory.parseDuration('30d'), 30n * day);
   assert.equal(memory.parseTimestamp('2023-11-14T22:13:20Z'), now);
   assert.equal(memory.formatTimestamp(now), '2023-11-14T22:13:20Z');
-  assert.equal(caught(() => memory.parseDuration('soon')).tag, 'invalid-input');
+  assert.equal(caught(() => memory.parseDuration('soon')).code, 'invalid-input');
 
   // Items: add, supersede by the rules, then by the LLM; history, listing, log and settings.
   const item = (text, extra = {}) => ({ kind: 'personal', user: 'ada', text, createdAt: now - 2n * day, sources: [], tags: [], ...extra });

@@ -3,13 +3,13 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::MemoryError;
+use crate::{ErrorCode, MemoryError};
 
 /// Everything a host call can fail with.
 #[derive(Debug)]
 pub enum Error {
-    /// The component returned an error from the WIT `variant error`. Its message starts
-    /// with a stable code, see [`Error::code`].
+    /// The component returned an error: the WIT `error` record with its stable code (see
+    /// [`Error::code`]), message, and the storage key or record ids it concerns.
     Memory(MemoryError),
     /// No component file was found; `tried` lists where it was looked for.
     ComponentNotFound {
@@ -32,42 +32,46 @@ pub enum Error {
 }
 
 impl Error {
-    /// The stable code of a component error (`"UNKNOWN_PARENT"`, `"NOT_FOUND"`, ...), taken
-    /// from the start of its message; `None` for host-side errors.
-    pub fn code(&self) -> Option<&str> {
+    /// The stable code of a component error (`"UNKNOWN_PARENT"`, `"NOT_FOUND"`, ...), the same
+    /// as the JS package's `Error.code`; `None` for host-side errors.
+    pub fn code(&self) -> Option<&'static str> {
         match self {
-            Error::Memory(e) => memory_message(e).split(':').next(),
+            Error::Memory(e) => Some(code_name(e.code)),
             _ => None,
         }
     }
+
+    /// A component-style error made by the host (a CLI's own "no such record").
+    pub fn memory(code: ErrorCode, message: impl Into<String>) -> Error {
+        Error::Memory(MemoryError {
+            code,
+            message: message.into(),
+            key: None,
+            ids: Vec::new(),
+        })
+    }
 }
 
-/// The message of any case of the WIT error.
-pub fn memory_message(e: &MemoryError) -> &str {
-    match e {
-        MemoryError::NotFound(m)
-        | MemoryError::InvalidInput(m)
-        | MemoryError::CorruptData(m)
-        | MemoryError::Locked(m)
-        | MemoryError::Storage(m)
-        | MemoryError::Host(m) => m,
+/// The stable name of a WIT error code: `NOT_FOUND`, `UNKNOWN_PARENT`, ...
+pub fn code_name(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::NotFound => "NOT_FOUND",
+        ErrorCode::UnknownParent => "UNKNOWN_PARENT",
+        ErrorCode::DuplicateId => "DUPLICATE_ID",
+        ErrorCode::InvalidInput => "INVALID_INPUT",
+        ErrorCode::CorruptData => "CORRUPT_DATA",
+        ErrorCode::UnsupportedVersion => "UNSUPPORTED_VERSION",
+        ErrorCode::Locked => "LOCKED",
+        ErrorCode::Storage => "STORAGE",
+        ErrorCode::Host => "HOST",
+        ErrorCode::Busy => "BUSY",
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Memory(e) => {
-                let kind = match e {
-                    MemoryError::NotFound(_) => "not-found",
-                    MemoryError::InvalidInput(_) => "invalid-input",
-                    MemoryError::CorruptData(_) => "corrupt-data",
-                    MemoryError::Locked(_) => "locked",
-                    MemoryError::Storage(_) => "storage",
-                    MemoryError::Host(_) => "host",
-                };
-                write!(f, "{kind}: {}", memory_message(e))
-            }
+            Error::Memory(e) => write!(f, "{}: {}", code_name(e.code), e.message),
             Error::ComponentNotFound { tried } => {
                 write!(
                     f,

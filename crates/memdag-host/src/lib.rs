@@ -68,12 +68,12 @@ pub use bindings::memdag::core::query::{
     TimeExpr, TimeUse,
 };
 pub use bindings::memdag::core::types::{
-    CompactNode, Error as MemoryError, Forgotten, Limits as TurnLimits, NewTurn, Record, Reindexed,
-    Section, Step,
+    CompactNode, Error as MemoryError, ErrorCode, Forgotten, Limits as TurnLimits, NewTurn, Record,
+    Reindexed, Section, Step,
 };
 pub use bindings::memdag::core::work::{WorkChange, WorkField, WorkOp, WorkUpdate, WorkingMemory};
 pub use command::{CommandEmbedder, CommandLlm};
-pub use error::Error;
+pub use error::{code_name, Error};
 pub use kv::{DirKv, Kv, MemKv};
 pub use limits::{LimitKind, Limits};
 pub use memory::Memory;

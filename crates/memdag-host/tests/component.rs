@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 mod common;
 
 use common::{ids, runtime, turn};
-use memdag_host::{locate, DirKv, Error, Kv, MemKv, MemoryError, Runtime, Step};
+use memdag_host::{locate, DirKv, Error, ErrorCode, Kv, MemKv, Runtime, Step};
 
 /// Every file of a directory with its bytes.
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -111,7 +111,7 @@ fn unknown_parent_is_invalid_input_and_writes_nothing() {
         .add_turn(turn("b", "main", 2, &["a", "ghost"]))
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Memory(MemoryError::InvalidInput(m)) if m.starts_with("UNKNOWN_PARENT: ") && m.contains("ghost")),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::UnknownParent && e.ids == ["ghost"]),
         "{err}"
     );
     assert_eq!(err.code(), Some("UNKNOWN_PARENT"));
@@ -119,7 +119,7 @@ fn unknown_parent_is_invalid_input_and_writes_nothing() {
     assert_eq!(err.code(), Some("DUPLICATE_ID"), "{err}");
     let err = memory.add_turn(turn("e", "", 3, &[])).unwrap_err();
     assert!(
-        matches!(err, Error::Memory(MemoryError::InvalidInput(_))),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::InvalidInput),
         "{err}"
     );
 
@@ -132,7 +132,7 @@ fn unknown_parent_is_invalid_input_and_writes_nothing() {
     assert_eq!(memory.get("b").unwrap(), None);
     let err = memory.ancestors("ghost", 3, 3).unwrap_err();
     assert!(
-        matches!(&err, Error::Memory(MemoryError::NotFound(m)) if m.starts_with("NOT_FOUND: ")),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::NotFound && e.ids.len() == 1),
         "{err}"
     );
     let err = memory.delete("ghost").unwrap_err();
@@ -162,7 +162,7 @@ fn corrupt_bytes_give_corrupt_data_naming_the_key() {
         .err()
         .expect("a corrupt store must not open");
     assert!(
-        matches!(&err, Error::Memory(MemoryError::CorruptData(m)) if m.starts_with("CORRUPT_DATA: ") && m.contains(&format!("\"{part}\""))),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::CorruptData && e.key.as_deref() == Some(part)),
         "{err}"
     );
 
@@ -173,7 +173,7 @@ fn corrupt_bytes_give_corrupt_data_naming_the_key() {
         .err()
         .expect("a corrupt store must not open");
     assert!(
-        matches!(&err, Error::Memory(MemoryError::CorruptData(m)) if m.contains("\"p/head\"")),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::CorruptData && e.key.as_deref() == Some("p/head")),
         "{}",
         message(&err)
     );
@@ -203,7 +203,7 @@ fn prefixes_keep_stores_apart() {
     for bad in ["agent-3", "rec/", "idx/x/", "seg/"] {
         let err = runtime().open(kv.clone(), Some(bad)).err().unwrap();
         assert!(
-            matches!(err, Error::Memory(MemoryError::InvalidInput(_))),
+            matches!(&err, Error::Memory(e) if e.code == ErrorCode::InvalidInput),
             "{bad}: {err}"
         );
     }
@@ -274,7 +274,7 @@ fn a_failed_kv_write_leaves_memory_equal_to_kv() {
     kv.set(Fail::Puts);
     let err = memory.add_turn(turn("b", "main", 2, &["a"])).unwrap_err();
     assert!(
-        matches!(&err, Error::Memory(MemoryError::Storage(m)) if m.starts_with("STORAGE: ") && m.contains("injected failure")),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::Storage && e.message.contains("injected failure")),
         "{err}"
     );
     assert_eq!(memory.get("b").unwrap(), None);

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{ok, runtime, turn, SharedKv};
-use memdag_host::{Error, MemoryError, OpenOptions};
+use memdag_host::{Error, ErrorCode, MemoryError, OpenOptions};
 use std::path::Path;
 use std::process::Command;
 
@@ -22,7 +22,15 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 
 fn locked(e: Error) -> String {
     match e {
-        Error::Memory(MemoryError::Locked(m)) => m,
+        Error::Memory(MemoryError {
+            code: ErrorCode::Locked,
+            message,
+            key,
+            ..
+        }) => {
+            assert!(key.is_some(), "a locked error names the key");
+            message
+        }
         other => panic!("expected the locked error, got {other}"),
     }
 }
@@ -58,7 +66,7 @@ fn an_encrypted_store_round_trips_through_the_component_and_shows_nothing() {
     // Missing, wrong and unexpected keys: `locked`, naming the kv key; nothing is written.
     for key in [None, Some(&OTHER)] {
         let m = locked(open(key).err().expect("refused"));
-        assert!(m.starts_with("LOCKED: ") && m.contains("agent/head"), "{m}");
+        assert!(m.contains("agent/head"), "{m}");
     }
     assert_eq!(kv.entries(), stored);
     let short = runtime().open_with(
@@ -66,7 +74,9 @@ fn an_encrypted_store_round_trips_through_the_component_and_shows_nothing() {
         OpenOptions::new().prefix("agent/").key(vec![1; 5]),
     );
     match short.err().expect("refused") {
-        Error::Memory(MemoryError::InvalidInput(m)) => assert!(m.contains("32 bytes"), "{m}"),
+        Error::Memory(e) if e.code == ErrorCode::InvalidInput => {
+            assert!(e.message.contains("32 bytes"), "{}", e.message)
+        }
         other => panic!("{other}"),
     }
     let plain = SharedKv::default();
@@ -174,7 +184,7 @@ fn the_cli_encrypts_with_a_key_file_or_the_environment() {
     ] {
         assert!(!cmd.status.success());
         let err = String::from_utf8_lossy(&cmd.stderr);
-        assert!(err.contains("locked: LOCKED"), "{err}");
+        assert!(err.contains("LOCKED: "), "{err}");
     }
     assert_eq!(all_bytes(&store), before);
     let bad = memdag(&store)

@@ -7,7 +7,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use memdag_host::{
-    grep_query, recall_query, search_query, Compactor, Error, MemKv, Memory, MemoryError, Message,
+    grep_query, recall_query, search_query, Compactor, Error, ErrorCode, MemKv, Memory, Message,
     OpenOptions, RecallSection, Role, SearchMode, Step, ToolResultLimits,
 };
 
@@ -154,7 +154,7 @@ fn grep_finds_raw_log_lines() {
     assert_eq!(memory.grep(&q).unwrap().len(), 1);
     let err = memory.grep(&grep_query("(")).unwrap_err();
     assert!(
-        matches!(err, Error::Memory(MemoryError::InvalidInput(_))),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::InvalidInput),
         "{err}"
     );
 }
@@ -225,7 +225,7 @@ fn compaction_with_an_llm_a_failing_llm_and_the_extractive_compactor() {
     *fail.lock().unwrap() = true;
     let err = memory.compact("d1", Compactor::Llm).unwrap_err();
     assert!(
-        matches!(&err, Error::Memory(MemoryError::Host(m)) if m.contains("model overloaded")),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::Host && e.message.contains("model overloaded")),
         "{err}"
     );
     let err = memory
@@ -307,7 +307,7 @@ fn add_turns_is_all_or_nothing() {
     ];
     let err = memory.add_turns(&batch).unwrap_err();
     assert!(
-        matches!(&err, Error::Memory(MemoryError::InvalidInput(m)) if m.starts_with("UNKNOWN_PARENT: turn 2: ")),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::UnknownParent && e.message.starts_with("turn 2: ") && !e.ids.is_empty()),
         "{err}"
     );
     assert_eq!(kv.entries(), before);
@@ -362,7 +362,7 @@ fn a_host_embedder_gives_vectors_and_its_failure_writes_nothing() {
     let before = kv.entries();
     let err = memory.add_turn(turn("c", "main", 3, &[])).unwrap_err();
     assert!(
-        matches!(&err, Error::Memory(MemoryError::Host(m)) if m.contains("embedding service down")),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::Host && e.message.contains("embedding service down")),
         "{err}"
     );
     assert_eq!(kv.entries(), before);

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use memdag_host::{
     extract_query, graph_query, item_query, item_update, new_item, purge_query, recall_query,
     resolution_query, search_query, timeline_query, tool_context, work_update, Action, DirKv,
-    Error, ItemKind, ItemStatus, Memory, MemoryError, OpenOptions, Outcome, RecallSection, Scope,
+    Error, ErrorCode, ItemKind, ItemStatus, Memory, OpenOptions, Outcome, RecallSection, Scope,
     SearchMode, WorkOp,
 };
 
@@ -287,7 +287,7 @@ fn an_llm_extracts_through_the_host_and_a_malformed_answer_writes_nothing() {
         .extract_with_llm(&extract_query(&["t1"]))
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Memory(MemoryError::Host(m)) if m.starts_with("HOST: ")),
+        matches!(&err, Error::Memory(e) if e.code == ErrorCode::Host),
         "{err}"
     );
     assert_eq!(kv.entries(), before);

@@ -1,7 +1,7 @@
 //! Conversions between the core's types and the WIT types, in this crate only.
 //!
-//! Errors become the WIT `variant error` by [`ErrorKind`], with a message that starts with the
-//! core's stable code: `UNKNOWN_PARENT: unknown parent ids: a`. Records and turns are here;
+//! Errors become the WIT `error` record: the core's stable code as `error-code`, its message,
+//! and the storage key or record ids it concerns. Records and turns are here;
 //! [`query`] converts search, grep and recall, [`context`] the context-window tools,
 //! [`items`] long-term memory items, [`learn`] their settings, extraction and purge, [`work`]
 //! working memory, and [`graph`] the entity graph and the timeline.
@@ -13,37 +13,42 @@ pub mod learn;
 pub mod query;
 pub mod work;
 
-use memdag_core::{CompactNode, Error as CoreError, ErrorKind, NewTurn, Record, Section, Step};
+use memdag_core::{CompactNode, Error as CoreError, NewTurn, Record, Section, Step};
 
 use crate::bindings::memdag::core::types as wit;
 
-/// A core error as the WIT error, `"<CODE>: <message>"`.
+/// A core error as the WIT error: its code, its message, and the key or ids it concerns.
 pub fn error(e: &CoreError) -> wit::Error {
-    let message = format!("{}: {e}", e.code());
-    match e.kind() {
-        ErrorKind::NotFound => wit::Error::NotFound(message),
-        ErrorKind::InvalidInput => wit::Error::InvalidInput(message),
-        ErrorKind::CorruptData => wit::Error::CorruptData(message),
-        ErrorKind::Locked => wit::Error::Locked(message),
-        ErrorKind::Storage => wit::Error::Storage(message),
-        ErrorKind::Host => wit::Error::Host(message),
+    use wit::ErrorCode as C;
+    let code = match e {
+        CoreError::NotFound { .. } => C::NotFound,
+        CoreError::UnknownParents { .. } => C::UnknownParent,
+        CoreError::DuplicateId { .. } => C::DuplicateId,
+        CoreError::InvalidInput { .. } => C::InvalidInput,
+        CoreError::CorruptData { .. } => C::CorruptData,
+        CoreError::UnsupportedVersion { .. } => C::UnsupportedVersion,
+        CoreError::Locked { .. } => C::Locked,
+        CoreError::Storage { .. } => C::Storage,
+        CoreError::Host { .. } => C::Host,
+        CoreError::Busy => C::Busy,
+    };
+    let ids = match e {
+        CoreError::NotFound { id } | CoreError::DuplicateId { id } => vec![id.clone()],
+        CoreError::UnknownParents { ids } => ids.clone(),
+        _ => Vec::new(),
+    };
+    wit::Error {
+        code,
+        message: e.to_string(),
+        key: e.key().map(String::from),
+        ids,
     }
 }
 
-/// The same error with `context` put after its code: `UNKNOWN_PARENT: turn 3: unknown ...`.
-pub fn with_context(e: wit::Error, context: &str) -> wit::Error {
-    let add = |m: String| match m.split_once(": ") {
-        Some((code, rest)) => format!("{code}: {context}: {rest}"),
-        None => format!("{context}: {m}"),
-    };
-    match e {
-        wit::Error::NotFound(m) => wit::Error::NotFound(add(m)),
-        wit::Error::InvalidInput(m) => wit::Error::InvalidInput(add(m)),
-        wit::Error::CorruptData(m) => wit::Error::CorruptData(add(m)),
-        wit::Error::Locked(m) => wit::Error::Locked(add(m)),
-        wit::Error::Storage(m) => wit::Error::Storage(add(m)),
-        wit::Error::Host(m) => wit::Error::Host(add(m)),
-    }
+/// The same error with `context` before its message: `turn 3: unknown parent ids: a`.
+pub fn with_context(mut e: wit::Error, context: &str) -> wit::Error {
+    e.message = format!("{context}: {}", e.message);
+    e
 }
 
 /// A core record as the WIT record.

@@ -59,9 +59,10 @@ pub fn run(memory: &mut Memory, now: i64, out: &mut dyn Write) -> Result<(), Err
     }
 
     let root = memory.get(last_id)?.ok_or_else(|| {
-        Error::Memory(memdag_host::MemoryError::NotFound(format!(
-            "NOT_FOUND: demo turn {last_id:?} is missing"
-        )))
+        Error::memory(
+            memdag_host::ErrorCode::NotFound,
+            format!("demo turn {last_id:?} is missing"),
+        )
     })?;
     let ancestors = memory.ancestors(last_id, 16, 1000)?;
     writeln!(

@@ -133,9 +133,10 @@ fn list(memory: &mut Memory, l: &ListItems, host: &Host) -> Result<Vec<MemoryIte
 /// The item `id`, or the component's not-found error.
 fn existing(item: Option<MemoryItem>, id: &str) -> Result<MemoryItem, Error> {
     item.ok_or_else(|| {
-        Error::Memory(memdag_host::MemoryError::NotFound(format!(
-            "NOT_FOUND: no item with id {id:?}"
-        )))
+        Error::memory(
+            memdag_host::ErrorCode::NotFound,
+            format!("no item with id {id:?}"),
+        )
     })
 }
 

@@ -432,7 +432,8 @@ fn dag(
 
 /// The error `get` would give if it failed on a missing id, in the component's format.
 fn not_found(id: &str) -> Error {
-    Error::Memory(memdag_host::MemoryError::NotFound(format!(
-        "NOT_FOUND: no record with id {id:?}"
-    )))
+    Error::memory(
+        memdag_host::ErrorCode::NotFound,
+        format!("no record with id {id:?}"),
+    )
 }
