@@ -39,6 +39,9 @@ scripts/test-js.sh
 step "the component in Node through jco"
 scripts/test-component-js.sh
 
+step "the MCP server under the official TypeScript SDK client (memdag mcp)"
+node --test tests/mcp/
+
 step "the Cloudflare Worker on workerd (miniflare)"
 scripts/test-worker.sh
 

@@ -1,5 +1,5 @@
 //! The free functions of the exported `memory` interface: the tool schemas, the JSON turn
-//! shape, durations and timestamps. Each is the core's, converted; none needs a store.
+//! shape, snapshot files, durations and timestamps. Each is the core's, converted; none needs a store.
 
 use memdag_core::time::{format_iso8601, parse_duration, parse_iso8601};
 use memdag_core::tools::{tool_schemas, ToolFormat};
@@ -21,6 +21,14 @@ impl Guest for crate::Component {
         memdag_core::json::turn_from_json(&json, now)
             .map(convert::new_turn_out)
             .map_err(|e| convert::error(&e))
+    }
+
+    fn encode_snapshot(entries: Vec<(String, Vec<u8>)>) -> Vec<u8> {
+        memdag_core::export::snapshot::encode_snapshot(&entries)
+    }
+
+    fn decode_snapshot(file: Vec<u8>) -> Result<Vec<(String, Vec<u8>)>, Error> {
+        memdag_core::export::snapshot::decode_snapshot(&file).map_err(|e| convert::error(&e))
     }
 
     fn parse_duration(text: String) -> Result<i64, Error> {

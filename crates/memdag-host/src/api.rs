@@ -15,7 +15,9 @@ use crate::bindings::exports::memdag::core::memory::{Compactor, ToolResults};
 use crate::bindings::memdag::core::query::{
     Encoding, GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
 };
-use crate::bindings::memdag::core::types::{Forgotten, Limits as TurnLimits, Reindexed};
+use crate::bindings::memdag::core::types::{
+    Added, Forgotten, Group, Imported, Limits as TurnLimits, Reindexed,
+};
 use crate::{Error, Memory, NewTurn, Record};
 
 impl Memory {
@@ -170,6 +172,50 @@ impl Memory {
     /// Replaces the store with a snapshot; returns the number of records.
     pub fn import_snapshot(&mut self, entries: &[(String, Vec<u8>)]) -> Result<u64, Error> {
         self.store_call(|s, st, h| s.call_import_snapshot(st, h, entries))
+    }
+
+    /// Every thread, newest activity first.
+    pub fn thread_groups(&mut self) -> Result<Vec<Group>, Error> {
+        self.store_call(|s, st, h| s.call_threads(st, h))
+    }
+
+    /// Every user with turns or items, newest activity first.
+    pub fn user_groups(&mut self) -> Result<Vec<Group>, Error> {
+        self.store_call(|s, st, h| s.call_users(st, h))
+    }
+
+    /// The store as Markdown files `(path, text)`, a person can read and edit.
+    pub fn export_markdown(&mut self) -> Result<Vec<(String, String)>, Error> {
+        self.store_call(|s, st, h| s.call_export_markdown(st, h))
+    }
+
+    /// Adds what Markdown files from [`Memory::export_markdown`] hold and the store lacks.
+    pub fn import_markdown(&mut self, files: &[(String, String)]) -> Result<Imported, Error> {
+        self.store_call(|s, st, h| s.call_import_markdown(st, h, files))
+    }
+
+    /// The store as JSONL (turns in the JSON turn shape, then items and working memories).
+    pub fn export_jsonl(&mut self) -> Result<String, Error> {
+        self.store_call(|s, st, h| s.call_export_jsonl(st, h))
+    }
+
+    /// Adds what a JSONL export holds and the store lacks; `now` dates turns that give none.
+    pub fn import_jsonl(&mut self, text: &str, now: i64) -> Result<Imported, Error> {
+        self.store_call(|s, st, h| s.call_import_jsonl(st, h, text, now))
+    }
+
+    /// The ids a reply cites as `[id]` that name a record `user` may see.
+    pub fn cited(&mut self, text: &str, user: Option<&str>) -> Result<Vec<String>, Error> {
+        self.store_call(|s, st, h| s.call_cited(st, h, text, user))
+    }
+
+    /// Adds a turn; with `drop_unknown_parents`, without the parents no record has.
+    pub fn add_turn_with(
+        &mut self,
+        turn: &NewTurn,
+        drop_unknown_parents: bool,
+    ) -> Result<Added, Error> {
+        self.store_call(|s, st, h| s.call_add_turn_with(st, h, turn, drop_unknown_parents))
     }
 
     /// Tokens of `text` (default encoding cl100k-base; an estimate in this build).

@@ -68,8 +68,8 @@ pub use bindings::memdag::core::query::{
     TimeExpr, TimeUse,
 };
 pub use bindings::memdag::core::types::{
-    CompactNode, Error as MemoryError, ErrorCode, Forgotten, Limits as TurnLimits, NewTurn, Record,
-    Reindexed, Section, Step,
+    Added, CompactNode, Error as MemoryError, ErrorCode, Forgotten, Group, Imported,
+    Limits as TurnLimits, NewTurn, Record, Reindexed, Section, Step,
 };
 pub use bindings::memdag::core::work::{WorkChange, WorkField, WorkOp, WorkUpdate, WorkingMemory};
 pub use command::{CommandEmbedder, CommandLlm};

@@ -22,7 +22,9 @@ use crate::bindings::memdag::core::items::{
 use crate::bindings::memdag::core::query::{
     GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery, SearchResults,
 };
-use crate::bindings::memdag::core::types::{Error, Forgotten, Limits, NewTurn, Record, Reindexed};
+use crate::bindings::memdag::core::types::{
+    Added, Error, Forgotten, Group, Imported, Limits, NewTurn, Record, Reindexed,
+};
 use crate::bindings::memdag::core::work::{WorkChange, WorkUpdate, WorkingMemory};
 use crate::convert::{graph as cg, items as ci, learn as cl, work as cw};
 use crate::{convert, embed, persist};
@@ -251,6 +253,49 @@ impl GuestStore for MemoryStore {
         }
     }
 
+    fn threads(&self) -> Result<Vec<Group>, Error> {
+        self.with_store(|s| Ok(s.thread_groups().into_iter().map(group).collect()))
+    }
+
+    fn users(&self) -> Result<Vec<Group>, Error> {
+        self.with_store(|s| Ok(s.user_groups().into_iter().map(group).collect()))
+    }
+
+    fn export_markdown(&self) -> Result<Vec<(String, String)>, Error> {
+        self.with_store(|s| Ok(s.export_markdown()))
+    }
+
+    fn import_markdown(&self, files: Vec<(String, String)>) -> Result<Imported, Error> {
+        self.mutate(|s| s.import_markdown(&files).map(imported))
+    }
+
+    fn export_jsonl(&self) -> Result<String, Error> {
+        self.with_store(|s| Ok(s.export_jsonl()))
+    }
+
+    fn import_jsonl(&self, text: String, now: i64) -> Result<Imported, Error> {
+        self.mutate(|s| s.import_jsonl(&text, now).map(imported))
+    }
+
+    fn cited(&self, text: String, user: Option<String>) -> Result<Vec<String>, Error> {
+        self.with_store(|s| Ok(s.cited(&text, user.as_deref().unwrap_or(""))))
+    }
+
+    fn add_turn_with(&self, turn: NewTurn, drop_unknown_parents: bool) -> Result<Added, Error> {
+        let mut turns = [convert::new_turn(turn)];
+        self.embed_turns(&mut turns)?;
+        let [turn] = turns;
+        let options = memdag_core::cite::AddOptions {
+            drop_unknown_parents,
+        };
+        self.mutate(|s| {
+            s.add_turn_with(turn, options).map(|a| Added {
+                record: convert::record(&a.record),
+                dropped: a.dropped,
+            })
+        })
+    }
+
     fn add_turn_json(&self, json: String, now: i64) -> Result<Record, Error> {
         let turn = memdag_core::json::turn_from_json(&json, now).map_err(|e| convert::error(&e))?;
         self.add_core_turn(turn)
@@ -423,5 +468,24 @@ impl GuestStore for MemoryStore {
             now: context.now,
         };
         self.mutate(|s| s.call_tool_json(&name, &arguments, &context))
+    }
+}
+
+/// What an import added, as WIT says it.
+fn imported(i: memdag_core::export::Imported) -> Imported {
+    Imported {
+        turns: i.turns as u64,
+        items: i.items as u64,
+        work: i.work as u64,
+        skipped: i.skipped,
+    }
+}
+
+/// A listing entry as WIT says it.
+fn group(g: memdag_core::store::Group) -> Group {
+    Group {
+        name: g.name,
+        count: g.count as u64,
+        newest: g.newest,
     }
 }

@@ -38,6 +38,16 @@ impl Memory {
         self.store_call(|s, st, h| s.call_search_full(st, h, query))
     }
 
+    /// Entries (from [`Memory::export_snapshot`]) as one snapshot file (`MDAGEXP1`).
+    pub fn encode_snapshot(&mut self, entries: &[(String, Vec<u8>)]) -> Result<Vec<u8>, Error> {
+        self.call(|i, st, _| i.memdag_core_memory().call_encode_snapshot(st, entries))
+    }
+
+    /// The entries of a snapshot file, for [`Memory::import_snapshot`].
+    pub fn decode_snapshot(&mut self, file: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Error> {
+        Ok(self.call(|i, st, _| i.memdag_core_memory().call_decode_snapshot(st, file))??)
+    }
+
     /// A duration (`90s`, `12h`, `30d`, ...) in ms.
     pub fn parse_duration(&mut self, text: &str) -> Result<i64, Error> {
         Ok(self.call(|i, st, _| i.memdag_core_memory().call_parse_duration(st, text))??)

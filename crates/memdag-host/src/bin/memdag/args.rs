@@ -57,8 +57,13 @@ commands:
 
   With --user U, show, get, dag, ancestors and grep return only what U may see: U's own
   turns and those tagged \"shared\" (search and recall take --user the same way).
-  bench [--sizes N,M] [--json]  the search and recall benchmark, run natively on the core
-                            (10k and 100k generated records, LoCoMo recall); a measurement
+  export --format md|jsonl|snapshot <OUT>   Markdown (a folder: one file per thread, one per
+                            user's items), JSONL (the ingest format, then items; - for stdout)
+                            or the binary snapshot
+  import <PATH>             add what a Markdown folder, a JSONL file or a snapshot holds and the
+                            store lacks (a snapshot into an empty store only)
+  bench [...]               runs the memdag-bench binary beside this one (the benchmark; it
+                            runs the core natively, not through the component)
   help                      this text
 
 long-term memory (items learned from turns; every command takes --json):
@@ -101,6 +106,8 @@ tools for a model:
   tools [--format openai|anthropic|mcp]     the tools' JSON Schemas (default openai)
   call-tool <NAME> <JSON> [--user U] [--thread T]  run one tool as a model would, under
                             user U; prints its JSON answer
+  mcp [--user U] [--thread T]   serve the tools (and the records as resources) to an MCP
+                            client over stdio, every tool under user U
 
   TIME is ISO 8601 (2024-05-08, 2024-05-08T13:56:00Z) or ms since the epoch; a duration is
   like 90s, 15m, 12h, 30d or 2w.
@@ -211,6 +218,21 @@ pub enum Command {
         user: Option<String>,
         /// Recall's thread when the arguments name none.
         thread: Option<String>,
+    },
+    /// Serve the tools over MCP (stdio), under `user`.
+    Mcp {
+        user: Option<String>,
+        thread: Option<String>,
+    },
+    Export {
+        /// `md`, `jsonl` or `snapshot`.
+        format: String,
+        /// A directory (md), or a file; `-` is stdout (jsonl).
+        out: PathBuf,
+    },
+    Import {
+        /// A directory of Markdown, a .jsonl file, or a snapshot file.
+        path: PathBuf,
     },
     Help,
 }
@@ -608,6 +630,27 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
             arguments: pos.next().unwrap_or_default(),
             user: flags.value("--user"),
             thread: flags.value("--thread"),
+        },
+        "mcp" => Command::Mcp {
+            user: flags.value("--user"),
+            thread: flags.value("--thread"),
+        },
+        "export" => {
+            let format = flags.value("--format").unwrap_or_else(|| "md".into());
+            if !matches!(format.as_str(), "md" | "jsonl" | "snapshot") {
+                return Err(format!(
+                    "unknown export format {format:?}: md, jsonl or snapshot"
+                ));
+            }
+            Command::Export {
+                format,
+                out: PathBuf::from(need("export --format md|jsonl|snapshot an OUT path")?),
+            }
+        }
+        "import" => Command::Import {
+            path: PathBuf::from(need(
+                "import a PATH (a Markdown folder, a .jsonl, a snapshot)",
+            )?),
         },
         "reindex" => Command::Reindex {
             batch_size: flags.number("--batch-size")?,

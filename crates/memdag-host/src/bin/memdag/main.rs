@@ -6,6 +6,7 @@
 
 mod args;
 mod demo;
+mod export;
 mod graph;
 mod ingest;
 mod items;
@@ -36,11 +37,11 @@ pub struct Host {
 }
 
 fn main() -> ExitCode {
-    // The benchmark runs the core natively, not through the component: it has its own flags.
+    // The benchmark is another program (it runs the core natively, not through the
+    // component): `memdag bench ...` runs `memdag-bench ...` from beside this binary.
     let mut raw = std::env::args().skip(1).peekable();
     if raw.peek().map(String::as_str) == Some("bench") {
-        let code = memdag_bench::cli::run(raw.skip(1));
-        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+        return bench(raw.skip(1).collect());
     }
     let args = match args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
@@ -60,6 +61,25 @@ fn main() -> ExitCode {
             let _ = out.flush();
             eprintln!("memdag: error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the `memdag-bench` binary that sits beside this one with `args`.
+fn bench(args: Vec<String>) -> ExitCode {
+    let beside = std::env::current_exe().ok().and_then(|exe| {
+        exe.parent()
+            .map(|d| d.join(format!("memdag-bench{}", std::env::consts::EXE_SUFFIX)))
+    });
+    let Some(program) = beside.filter(|p| p.is_file()) else {
+        eprintln!("memdag: bench: no memdag-bench beside this binary; build it with `cargo build --release -p memdag-bench`");
+        return ExitCode::from(2);
+    };
+    match std::process::Command::new(&program).args(args).status() {
+        Ok(status) => ExitCode::from(status.code().map_or(1, |c| u8::try_from(c).unwrap_or(1))),
+        Err(e) => {
+            eprintln!("memdag: bench: {}: {e}", program.display());
+            ExitCode::from(1)
         }
     }
 }
@@ -96,7 +116,7 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
     // Only commands that add something create a store; a typo should not leave an empty
     // directory.
     let creates = match &args.command {
-        Command::Demo | Command::Ingest { .. } => true,
+        Command::Demo | Command::Ingest { .. } | Command::Import { .. } => true,
         Command::Memory(MemoryCmd::Add(_)) => true,
         Command::Work(w) => matches!(w.action, WorkAction::Change { .. }),
         _ => false,
@@ -120,7 +140,9 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         | Command::ForgetUser { .. }
         | Command::Reindex { .. }
         | Command::Purge(_)
-        | Command::CallTool { .. } => true,
+        | Command::CallTool { .. }
+        | Command::Mcp { .. }
+        | Command::Import { .. } => true,
         Command::Memory(m) => matches!(
             m,
             MemoryCmd::Add(_)
@@ -332,6 +354,16 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             };
             tools::call(&mut memory, &name, &arguments, &context, out)?
         }
+        Command::Mcp { user, thread } => tools::mcp(
+            &mut memory,
+            ToolContext {
+                user,
+                thread,
+                now: None,
+            },
+        )?,
+        Command::Export { format, out: path } => export::export(&mut memory, &format, &path, out)?,
+        Command::Import { path } => export::import(&mut memory, &path, host.now, json, out)?,
         Command::Tools { .. } | Command::Help => unreachable!("handled above"),
     }
     Ok(())
