@@ -180,8 +180,9 @@ export class Memory {
   setKey(key?: Uint8Array | null): void;
   /** Adds one turn and returns its record. Throws `UNKNOWN_PARENT` (nothing written). */
   addTurn(turn: NewTurn): MemoryRecord;
-  /** The record with this id, or `undefined`. */
-  get(id: string): MemoryRecord | undefined;
+  /** The record with this id, or `undefined`. With `user`, only a record that user may see
+   * (their own, or tagged `shared`); a hidden one is `undefined` like a missing one. */
+  get(id: string, user?: string): MemoryRecord | undefined;
   /** The `n` newest records of a thread, newest first. */
   recent(thread: string, n: number): MemoryRecord[];
   /** The `n` newest records of a user across all threads, newest first. */
@@ -610,7 +611,7 @@ export class PersistentMemory extends EventTarget {
   add(turn: NewTurn): Promise<MemoryRecord>;
   /** Adds turns with one `embed` call; resolves once all are durable (one flush). */
   addMany(turns: Iterable<NewTurn>): Promise<MemoryRecord[]>;
-  get(id: string): MemoryRecord | undefined;
+  get(id: string, user?: string): MemoryRecord | undefined;
   recent(thread: string, n: number): MemoryRecord[];
   byUser(user: string, n: number): MemoryRecord[];
   ancestors(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];
