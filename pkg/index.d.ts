@@ -262,8 +262,9 @@ export class Memory {
    * the memory does not. Other files are skipped; a malformed one is `INVALID_INPUT` naming the
    * file and line, and nothing is added. Export, import, export gives the same files. */
   importMarkdown(files: Iterable<MarkdownFile>): Imported;
-  /** The record with this id, or `undefined`. */
-  get(id: string): MemoryRecord | undefined;
+  /** The record with this id, or `undefined`. With `user`, only a record that user may see
+   * (their own, or tagged `shared`); a hidden one is `undefined` like a missing one. */
+  get(id: string, user?: string): MemoryRecord | undefined;
   /** The `n` newest records of a thread, newest first. */
   recent(thread: string, n: number): MemoryRecord[];
   /** The `n` newest records of a user across all threads, newest first. */
@@ -1275,7 +1276,7 @@ export class PersistentMemory extends EventTarget {
   addMany(turns: Iterable<NewTurn>, options: AddOptions): Promise<AddedRecord[]>;
   /** The ids a reply cites that name records `user` may see (see `Memory.cited`). */
   cited(replyText: string, user?: string): string[];
-  get(id: string): MemoryRecord | undefined;
+  get(id: string, user?: string): MemoryRecord | undefined;
   recent(thread: string, n: number): MemoryRecord[];
   byUser(user: string, n: number): MemoryRecord[];
   ancestors(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];

@@ -35,6 +35,13 @@ test('a call that names a user sees only that user and shared records', () => {
   assert.deepEqual([...new Set(grep.map((m) => m.id))].sort(), ['b1', 'b2', 'g']);
   assert.deepEqual(ids(mem.ancestors('b2', undefined, undefined, 'bob')), ['b1', 'g']);
   assert.deepEqual(ids(mem.ancestors('b2')), ['b1', 'g', 'a1'], 'store-wide without a user');
+  assert.equal(mem.get('a1', 'bob'), undefined, "alice's turn is hidden from bob");
+  assert.equal(mem.get('g', 'bob').id, 'g', 'shared');
+  assert.equal(mem.get('b1', 'bob').id, 'b1');
+  assert.equal(mem.get('a1', 'alice').id, 'a1');
+  assert.equal(mem.get('a1').id, 'a1', 'store-wide without a user');
+  assert.equal(mem.get('a1', null).id, 'a1');
+  assert.equal(thrown(() => mem.get('a1', 7)).code, 'INVALID_INPUT');
   assert.equal(thrown(() => mem.descendants('a1', 8, 8, 'bob')).code, 'NOT_FOUND');
   assert.deepEqual(ids(mem.descendants('b1', 8, 8, 'bob')), ['b2']);
   const recall = mem.recall({ thread: 'support', user: 'bob', queryText: 'what is the password' });

@@ -36,6 +36,11 @@ impl Memory {
         self.store_call(|s, st, h| s.call_get(st, h, id))
     }
 
+    /// The record with this id if `user` may see it (their own, or shared), else `None`.
+    pub fn get_as(&mut self, user: &str, id: &str) -> Result<Option<Record>, Error> {
+        self.store_call(|s, st, h| s.call_get_as(st, h, user, id))
+    }
+
     /// The `n` newest records of a thread, newest first.
     pub fn recent(&mut self, thread: &str, n: u32) -> Result<Vec<Record>, Error> {
         self.store_call(|s, st, h| s.call_recent(st, h, thread, n))

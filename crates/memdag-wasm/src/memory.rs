@@ -76,10 +76,22 @@ impl Memory {
         })
     }
 
-    /// The record with this id, or `undefined`.
-    pub fn get(&self, id: &JsValue) -> Result<JsValue, JsValue> {
+    /// The record with this id, or `undefined`. With `user`, only a record that user may see
+    /// (their own, or tagged `shared`): a hidden one is `undefined` as a missing one is.
+    pub fn get(&self, id: &JsValue, user: &JsValue) -> Result<JsValue, JsValue> {
         let id = string("id", id)?;
-        self.read(|s| s.get(&id).map_or(Ok(JsValue::UNDEFINED), record_to_js))
+        let user = if user.is_undefined() || user.is_null() {
+            None
+        } else {
+            Some(string("user", user)?)
+        };
+        self.read(|s| {
+            let record = match &user {
+                Some(u) => s.get_as(u, &id),
+                None => s.get(&id),
+            };
+            record.map_or(Ok(JsValue::UNDEFINED), record_to_js)
+        })
     }
 
     /// The `n` newest records of a thread, newest first.

@@ -78,6 +78,10 @@ impl GuestStore for MemoryStore {
         self.with_store(|s| Ok(s.get(&id).map(convert::record)))
     }
 
+    fn get_as(&self, user: String, id: String) -> Result<Option<Record>, Error> {
+        self.with_store(|s| Ok(s.get_as(&user, &id).map(convert::record)))
+    }
+
     fn recent(&self, thread: String, n: u32) -> Result<Vec<Record>, Error> {
         self.with_store(|s| Ok(convert::records(&s.recent(&thread, n as usize))))
     }

@@ -422,10 +422,11 @@ fn limits_json(l: &TurnLimits) -> String {
 
 /// The record `id`, if `user` (when named) may see it: their own, or tagged `shared`.
 fn get_as(memory: &mut Memory, id: &str, user: Option<&str>) -> Result<Record, Error> {
-    memory
-        .get(id)?
-        .filter(|r| user.is_none_or(|u| r.user == u || r.tags.iter().any(|t| t == "shared")))
-        .ok_or_else(|| not_found(id))
+    match user {
+        Some(u) => memory.get_as(u, id)?,
+        None => memory.get(id)?,
+    }
+    .ok_or_else(|| not_found(id))
 }
 
 /// `memdag dag ID`: the ancestors, then the descendants, each as a tree.
