@@ -340,3 +340,33 @@ fn top_k_matches_exhaustive_scoring() {
         }
     }
 }
+
+#[test]
+fn snippets_mark_what_the_query_matched_by_not_its_stop_words() {
+    let mut s = Store::new();
+    add(
+        &mut s,
+        "a",
+        "t",
+        "Why would the refresh get a 401?",
+        "The token refresh is refused because the clock is in seconds",
+    );
+    let hit = &s.search(&text("why did the token refresh fail?")).unwrap()[0];
+    assert!(hit.snippet.contains("«refresh»"), "{}", hit.snippet);
+    assert!(!hit.snippet.contains("«the»"), "{}", hit.snippet);
+    assert!(!hit.snippet.contains("«Why»"), "{}", hit.snippet);
+    // With stop words kept, they are matched and marked.
+    let keep = SearchQuery {
+        drop_stopwords: false,
+        ..text("why did the token refresh fail?")
+    };
+    let hit = &s.search(&keep).unwrap()[0];
+    assert!(
+        hit.snippet.contains("«the»") || hit.snippet.contains("«The»"),
+        "{}",
+        hit.snippet
+    );
+    // A query of stop words only keeps them, and marks them.
+    let hit = &s.search(&text("why would the")).unwrap()[0];
+    assert!(hit.snippet.contains("«Why»"), "{}", hit.snippet);
+}

@@ -1146,3 +1146,45 @@ fn bench_runs_the_benchmark_binary_beside_memdag() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("no memdag-bench beside this binary"));
     }
 }
+
+#[test]
+fn demo_ingests_compacts_and_learns_once_and_exports_readable_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let first = ok(memdag(&store).arg("demo"));
+    assert!(first.contains("ingested 12 new turns"), "{first}");
+    let learned: usize = first
+        .split("learned ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no learned count in {first}"));
+    assert!(learned >= 1, "{first}");
+    assert!(
+        first.contains("DAG ancestors of the last turn t12"),
+        "{first}"
+    );
+
+    // The session gives no compact node for t02's tool loop: the demo compacted it.
+    assert!(ok(memdag(&store).args(["show", "t02"])).contains("compact:"));
+    let items = json(&ok(memdag(&store).args(["memory", "list", "--json"])));
+    assert_eq!(items.as_array().unwrap().len(), learned);
+
+    // A second run adds nothing and learns nothing again.
+    let again = ok(memdag(&store).arg("demo"));
+    assert!(again.contains("ingested nothing new"), "{again}");
+    assert!(!again.contains("learned"), "{again}");
+    let items = json(&ok(memdag(&store).args(["memory", "list", "--json"])));
+    assert_eq!(items.as_array().unwrap().len(), learned);
+
+    let md = dir.path().join("md");
+    ok(memdag(&store).args(["export", "--format", "md"]).arg(&md));
+    let thread = std::fs::read_dir(md.join("threads"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .find(|t| t.contains("# Thread repo-ci"))
+        .expect("the repo-ci thread file");
+    assert!(thread.contains("### Compact node"), "{thread}");
+    let memory_files = std::fs::read_dir(md.join("memory")).unwrap().count();
+    assert_eq!(memory_files, 1, "one user's items");
+}

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::format;
 use std::vec::Vec;
 
-use super::analyzer::analyze_index;
+use super::analyzer::{analyze, stem as stem_term};
 use super::embed::{embed, BUILTIN_DIMENSION};
 use super::filter::Compiled;
 use super::query::{
@@ -27,6 +27,7 @@ use super::query::{
     MAX_K, MAX_QUERY_BYTES,
 };
 use super::snippet::snippet;
+use super::stopwords::significant;
 use super::topk::TopK;
 use crate::error::{Error, Result};
 use crate::store::{Slot, Store};
@@ -273,9 +274,21 @@ impl Store {
         let stem = index.text.stemming();
         let mut wanted: BTreeSet<std::string::String> = BTreeSet::new();
         if q.snippets {
-            analyze_index(&q.text, stem, |term, _| {
-                wanted.insert(term.into());
-            });
+            // Mark what the query matched by: without the stop words it dropped.
+            let mut analyzed: Vec<std::string::String> = Vec::new();
+            analyze(&q.text, |term, _| analyzed.push(term.into()));
+            let all: Vec<&str> = analyzed.iter().map(|t| t.as_str()).collect();
+            let marked = if q.drop_stopwords {
+                significant(&all)
+            } else {
+                all
+            };
+            for term in marked {
+                wanted.insert(match (stem, stem_term(term)) {
+                    (true, (root, suffix)) => format!("{root}{suffix}"),
+                    (false, _) => term.into(),
+                });
+            }
         }
         let mut seen = BTreeSet::new();
         let mut hits = Vec::with_capacity(q.k);

@@ -1,10 +1,11 @@
-//! `memdag demo`: ingest the bundled sample session and show what the store holds.
+//! `memdag demo`: ingest the bundled sample session, compact its tool loops and learn from
+//! it, then show what the store holds.
 
 use std::io::Write;
 
-use memdag_host::{Error, Memory, NewTurn};
+use memdag_host::{Compactor, Error, Memory, NewTurn};
 
-use crate::show;
+use crate::{items, show};
 
 /// A sample agent session: two threads of one user, with tool calls and parents, as a JSON
 /// array of turns in the JSON turn shape.
@@ -15,13 +16,15 @@ fn session() -> Vec<serde_json::Value> {
     serde_json::from_str(SESSION).expect("the bundled demo session is a JSON array")
 }
 
-/// Adds the turns not yet present, then prints the last thread and the last turn's ancestry.
+/// Adds the turns not yet present, gives each new turn with tool steps its compact node (the
+/// extractive compactor: the demo needs no LLM), learns long-term items from the new turns by
+/// the rules, then prints the last thread and the last turn's ancestry.
 pub fn run(memory: &mut Memory, now: i64, out: &mut dyn Write) -> Result<(), Error> {
     let turns = session()
         .iter()
         .map(|t| memory.parse_turn_json(&t.to_string(), now))
         .collect::<Result<Vec<NewTurn>, Error>>()?;
-    let mut added = 0;
+    let mut new_ids = Vec::new();
     for turn in &turns {
         let id = turn.id.as_deref().unwrap_or_default();
         if memory.get(id)?.is_some() {
@@ -29,9 +32,21 @@ pub fn run(memory: &mut Memory, now: i64, out: &mut dyn Write) -> Result<(), Err
         }
         let record = memory.add_turn(turn.clone())?;
         writeln!(out, "  + {}", show::line(&record))?;
-        added += 1;
+        if !record.steps.is_empty() {
+            memory.compact(&record.id, Compactor::Extractive)?;
+        }
+        new_ids.push(record.id);
     }
+    let added = new_ids.len();
     let present = turns.len() - added;
+    if added > 0 {
+        let learned = items::learn_from(memory, &new_ids, false)?;
+        writeln!(
+            out,
+            "compacted the tool loops; learned {} long-term memory items by the rules",
+            learned.learned.len()
+        )?;
+    }
     if added == 0 {
         writeln!(
             out,
