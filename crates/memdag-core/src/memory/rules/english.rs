@@ -15,13 +15,13 @@ use regex::Regex;
 use super::lexicon::{
     DIETS, FILLERS, HYPOTHETICAL, LANGUAGES, OCCUPATIONS, OPENERS, OTHERS, QUESTION_OPENERS,
 };
-use super::text::{laughs, trim_filler, with_tail};
+use super::text::{ironic, laughs, trim_filler, with_tail};
 use super::Extracted;
 use crate::item::ItemKind;
 
 /// The items one English clause states; `rest` are the clauses after it in its sentence.
 pub fn clause(raw: &str, rest: &[&str], sentence: &str, greeted: bool) -> Vec<Extracted> {
-    if laughs(raw) {
+    if laughs(raw) || ironic(sentence) {
         return Vec::new();
     }
     let expanded = expand(strip_openers(raw));
@@ -463,6 +463,45 @@ fn value_until(s: &str, extra_stops: &[&str]) -> String {
     trim_filler(&s[..end], FILLERS).trim().into()
 }
 
+/// "about eight years", "3 months", "a while", "ages": how long, not what or where.
+fn is_duration(v: &str) -> bool {
+    let l = v.trim().to_ascii_lowercase();
+    let words: Vec<&str> = l.split_whitespace().take(5).collect();
+    let unit = |w: &str| {
+        ["year", "month", "week", "day", "decade", "hour"]
+            .iter()
+            .any(|u| w.trim_matches(|c: char| !c.is_alphabetic()).starts_with(u))
+    };
+    let amount = |w: &str| {
+        w.chars().all(|c| c.is_ascii_digit())
+            || [
+                "a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve", "fifteen", "twenty", "thirty", "few", "couple", "several",
+                "many",
+            ]
+            .contains(&w)
+    };
+    let hedge = [
+        "about", "around", "over", "nearly", "almost", "roughly", "like", "the", "past", "last",
+        "a",
+    ];
+    let rest: Vec<&str> = words
+        .iter()
+        .copied()
+        .skip_while(|w| hedge.contains(w))
+        .collect();
+    matches!(
+        words.first(),
+        Some(&("ages" | "years" | "months" | "decades" | "a while" | "awhile" | "forever"))
+    ) || l.starts_with("a while")
+        || l.starts_with("a long time")
+        || rest.first().is_some_and(|w| unit(w))
+        || (rest.len() >= 2 && amount(rest[0]) && unit(rest[1]))
+        || (rest.first().is_some_and(|w| amount(w))
+            && rest.get(1).is_some_and(|w| *w == "of")
+            && rest.get(2).is_some_and(|w| unit(w)))
+}
+
 /// A pronoun object says nothing by itself: "I love it", "I hate that".
 fn is_pronoun(v: &str) -> bool {
     let first = v
@@ -777,13 +816,36 @@ fn work(c: &str, l: &str) -> Option<Vec<Extracted>> {
     let role_re = ROLE.get_or_init(|| {
         Regex::new(r"^(?:i'm|i am|im|i work as|i've been|i have been) (?:(?:now|currently|still|also|actually|just|officially|finally) )*(?:a |an |the |their |his |her |our |a new |the new |its )?((?:[a-z-]+ ){0,3}?([a-z-]+))(?: (?:at|for|with|in|of) (.+))?$").expect("valid")
     });
-    let employer_of = |v: &str| {
+    // "I've been a pharmacist for about eight years now, currently at a Walgreens": a
+    // duration is no employer, but an " at …" later in the clause may be.
+    fn employer_of(v: &str) -> Option<String> {
+        if is_duration(v) {
+            let l = v.to_ascii_lowercase();
+            let at = l.find(" at ")?;
+            return employer_of(&v[at + 4..]);
+        }
         let e = value_until(
             v,
-            &[" as ", " in ", " for the ", " since ", " last ", " after "],
+            &[
+                " as ",
+                " in ",
+                " for the ",
+                " since ",
+                " last ",
+                " after ",
+                ", ",
+                " now ",
+            ],
         );
-        (!e.is_empty() && !is_pronoun(&e) && e.split_whitespace().count() <= 5).then_some(e)
-    };
+        let e = e.strip_suffix(" now").unwrap_or(&e);
+        let e = e
+            .strip_prefix("a ")
+            .or_else(|| e.strip_prefix("an "))
+            .unwrap_or(e)
+            .to_string();
+        (!e.is_empty() && !is_pronoun(&e) && !is_duration(&e) && e.split_whitespace().count() <= 5)
+            .then_some(e)
+    }
     let job_and_employer = |job: Option<String>, employer: Option<String>| {
         let mut out = Vec::new();
         if let Some(j) = job.filter(|j| !j.is_empty()) {
@@ -1096,5 +1158,41 @@ mod tests {
             Some("dislikes")
         );
         assert!(one("I love it").is_empty());
+    }
+
+    #[test]
+    fn a_duration_is_no_employer_and_a_later_at_is() {
+        let found = one(
+            "I've been a pharmacist for about eight years now, currently at a Walgreens in Tucson",
+        );
+        let employers: Vec<_> = found
+            .iter()
+            .filter(|f| f.0.as_deref() == Some("employer"))
+            .map(|f| f.1.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(employers, ["Walgreens"]);
+        assert!(found.iter().any(|f| f.0.as_deref() == Some("job")));
+        for d in [
+            "about eight years",
+            "3 months",
+            "a while",
+            "the past two years",
+            "ages",
+        ] {
+            assert!(is_duration(d), "{d}");
+        }
+        for e in ["Shopify", "a startup", "the hospital", "Acme"] {
+            assert!(!is_duration(e), "{e}");
+        }
+        assert_eq!(
+            one("I work at Shopify now")[0].1.as_deref(),
+            Some("Shopify")
+        );
+    }
+
+    #[test]
+    fn an_eye_rolled_love_is_no_preference() {
+        assert!(one("oh yeah i just LOVE waiting on hold with my bank for 2 hours 🙄").is_empty());
+        assert!(!one("I just love dark chocolate").is_empty());
     }
 }

@@ -225,6 +225,28 @@ pub fn laughs(clause: &str) -> bool {
             .any(|w| clause.contains(w))
 }
 
+/// Whether a sentence is said with an eye-roll, so that what it "states" is not meant:
+/// "oh yeah i just LOVE waiting on hold 🙄", "yeah right, I adore Mondays". A shouted verb
+/// alone ("I LOVE this band") is enthusiasm; after "just" it is the sarcastic idiom.
+pub fn ironic(sentence: &str) -> bool {
+    let l = sentence.to_lowercase();
+    let l = l.trim_start();
+    ['🙄', '😒', '😑'].iter().any(|e| sentence.contains(*e))
+        || [
+            "oh yeah",
+            "yeah right",
+            "oh great",
+            "oh joy",
+            "oh sure",
+            "sure, i just",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
+        || ["just LOVE", "just ADORE", "just ENJOY", "SO much fun"]
+            .iter()
+            .any(|p| sentence.contains(p))
+}
+
 /// The clauses after a match that still state something (not a question, not a request),
 /// joined back to the matched clause: the text of a preference or an instruction.
 pub fn with_tail(
@@ -264,6 +286,16 @@ pub fn trim_filler<'a>(s: &'a str, fillers: &[&str]) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eye_rolls_and_the_sarcastic_idiom_are_ironic_and_plain_enthusiasm_is_not() {
+        assert!(ironic("oh yeah i just LOVE waiting on hold for 2 hours 🙄"));
+        assert!(ironic("Yeah right, I adore Mondays"));
+        assert!(ironic("i just LOVE when the build breaks"));
+        assert!(!ironic("I LOVE this band!!"));
+        assert!(!ironic("I just love dark chocolate"));
+        assert!(!ironic("oh and I live in Oslo"));
+    }
 
     #[test]
     fn sentences_keep_abbreviations_and_decimals() {
