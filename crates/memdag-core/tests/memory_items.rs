@@ -602,6 +602,52 @@ fn recall_shows_what_is_known_first_and_keeps_to_the_budget() {
 }
 
 #[test]
+fn known_shows_a_task_item_only_when_it_matches_not_when_it_is_merely_nearest() {
+    use memdag_core::recall::RecallSection;
+    let mut s = store_with_turns();
+    let with = |text: &str, v: [f32; 4]| NewItem {
+        embedding: Some(v.to_vec()),
+        ..item("ada", ItemKind::Tool, text, T0)
+    };
+    // Shares "deploy" with the query; its vector is far from the query's.
+    s.add_item(with(
+        "the deploy tool needs --region eu-north-1",
+        [1.0, 0.0, 0.0, 0.0],
+    ))
+    .unwrap();
+    // No shared word, but its vector is close: a semantic match.
+    s.add_item(with(
+        "ship builds with the release script",
+        [0.0, 1.0, 0.0, 0.0],
+    ))
+    .unwrap();
+    // No shared word and a far vector: only ever "a nearest neighbour".
+    s.add_item(with(
+        "book_ticket needs the visitors' names",
+        [0.0, 0.0, 1.0, 0.0],
+    ))
+    .unwrap();
+    let mut q = recall_query("ada", Some("how do I deploy"), 2000);
+    q.embedding = Some(vec![0.3, 0.954, 0.0, 0.0]);
+    let r = s.recall_view(&q).unwrap();
+    let known: Vec<&str> = r
+        .items
+        .iter()
+        .filter(|i| i.section == RecallSection::Known)
+        .map(|i| i.text.as_str())
+        .collect();
+    assert!(known.iter().any(|t| t.contains("--region")), "{known:?}");
+    assert!(
+        known.iter().any(|t| t.contains("release script")),
+        "{known:?}"
+    );
+    assert!(
+        !known.iter().any(|t| t.contains("book_ticket")),
+        "{known:?}"
+    );
+}
+
+#[test]
 fn each_of_the_four_terms_changes_the_ranking_of_items() {
     use memdag_core::recall::{RecallQuery, RecallWeights};
     let only = |recency: f32, importance: f32, access: f32, relevance: f32| RecallWeights {

@@ -3,13 +3,14 @@
 //! The user's active personal items (their own and those tagged `shared`), best first by
 //! importance, use and freshness, at most twice [`RecallQuery::known_limit`]; then the
 //! procedural, tool and fact items (and any personal ones) that match the query text, with
-//! their relevance. Expired items (at the query's `now`) are left out; so are items of other
+//! their relevance: sharing a term with it, or a cosine of at least `MATCHING_COSINE` (0.35).
+//! The nearest of a few unrelated items is no match. Expired items (at the query's `now`) are left out; so are items of other
 //! users.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use super::matches::search;
+use super::matches::search_hits;
 use super::RecallQuery;
 use crate::error::Result;
 use crate::item::{ItemKind, ItemStatus};
@@ -28,8 +29,13 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
         scope: Scope::Items,
         ..SearchFilter::default()
     };
-    for (r, rel) in search(store, q, filter, q.known_limit.saturating_mul(2))? {
+    // A personal item shows anyway, with its relevance; any other item only when it truly
+    // matches the query (a shared term, or a close vector), not because it is merely the
+    // nearest of a few.
+    let mut matching: BTreeMap<&'a str, bool> = BTreeMap::new();
+    for (r, rel, matches) in search_hits(store, q, filter, q.known_limit.saturating_mul(2))? {
         relevance.insert(&r.id, (r, rel));
+        matching.insert(&r.id, matches);
     }
     let mut personal: Vec<&'a Record> = Vec::new();
     if !q.user.is_empty() {
@@ -71,6 +77,7 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
     let mut matched: Vec<(&'a Record, f32)> = relevance
         .into_values()
         .filter(|(r, _)| q.user.is_empty() || r.visible_to(&q.user))
+        .filter(|(r, _)| matching.get(r.id.as_str()).copied().unwrap_or(false))
         .collect();
     matched.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.seq.cmp(&b.0.seq)));
     out.extend(matched);

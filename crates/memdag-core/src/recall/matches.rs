@@ -25,9 +25,28 @@ pub(super) fn matches<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a 
 pub(super) fn search<'a>(
     store: &'a Store,
     q: &RecallQuery,
-    mut filter: SearchFilter,
+    filter: SearchFilter,
     k: usize,
 ) -> Result<Vec<(&'a Record, f32)>> {
+    Ok(search_hits(store, q, filter, k)?
+        .into_iter()
+        .map(|(r, rel, _)| (r, rel))
+        .collect())
+}
+
+/// The cosine above which a hit that shares no word with the query still matches it. Below,
+/// a vector hit is only "nearest", which means nothing when nothing is near: with two items
+/// in a store, one is always the nearest to any query.
+pub(super) const MATCHING_COSINE: f32 = 0.35;
+
+/// Like [`search`], with whether each hit truly matches: it shares a term with the query, or
+/// its cosine reaches [`MATCHING_COSINE`].
+pub(super) fn search_hits<'a>(
+    store: &'a Store,
+    q: &RecallQuery,
+    mut filter: SearchFilter,
+    k: usize,
+) -> Result<Vec<(&'a Record, f32, bool)>> {
     let text = q.match_text();
     if k == 0 || (text.trim().is_empty() && q.embedding.is_none()) {
         return Ok(Vec::new());
@@ -61,6 +80,7 @@ pub(super) fn search<'a>(
                     } else {
                         1.0
                     },
+                    h.bm25.is_some() || h.vector.is_some_and(|c| c >= MATCHING_COSINE),
                 )
             })
         })
