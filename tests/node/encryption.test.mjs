@@ -9,6 +9,7 @@ import { webcrypto } from 'node:crypto';
 
 import { GENERATION_KEY, IndexedDbStorage, KeyValueStorage, Memory } from '../../pkg/index.js';
 import { asyncKv } from './storage.test.mjs';
+import { thrown, rejection } from './throws.mjs';
 
 const subtle = globalThis.crypto?.subtle ?? webcrypto.subtle;
 const KEY = new Uint8Array(32).fill(7);
@@ -24,24 +25,6 @@ function apply(store, changes) {
     else store.set(key, value);
   }
   return store;
-}
-
-function thrown(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a throw');
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a rejection');
 }
 
 /** Whether any stored key or value (outside the plain flush counter) shows `text`. */

@@ -8,27 +8,10 @@ import { readFileSync } from 'node:fs';
 
 import { KeyValueStorage, Memory, MemoryStorage, decodeExport, encodeExport } from '../../pkg/index.js';
 import { asyncKv } from './storage.test.mjs';
+import { thrown, rejection } from './throws.mjs';
 
 const T0 = Date.UTC(2024, 4, 8, 13, 56);
 const MIN = 60_000;
-
-function thrown(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a throw');
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a rejection');
-}
 
 /** Two threads with a cross-thread parent, a tool step, a compact node, an item with a
  * superseded version, working memory and a blob. */

@@ -5,27 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Memory, MemoryStorage, parseDuration } from '../../pkg/index.js';
+import { thrown, rejection } from './throws.mjs';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2024, 4, 1);
-
-function thrown(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a throw');
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a rejection');
-}
 
 let n = 0;
 const open = (storage, options = {}) => Memory.open({ name: `items-${process.pid}-${n++}`, storage, sync: false, ...options });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Memory } from '../../pkg/index.js';
+import { thrown } from './throws.mjs';
 
 /** Applies a change set to a Map the way a host would persist it. */
 function apply(store, changes) {
@@ -15,15 +16,6 @@ function apply(store, changes) {
 }
 
 /** Runs `fn` and returns the error it throws. */
-function thrown(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a throw');
-}
-
 /** A small DAG: root <- a, root <- b, (a, b) <- merge. */
 function build() {
   const mem = new Memory();

@@ -6,18 +6,10 @@ import assert from 'node:assert/strict';
 
 import { GENERATION_KEY, IndexedDbStorage, KeyValueStorage, Memory, MemoryStorage } from '../../pkg/index.js';
 import { asyncKv } from './storage.test.mjs';
+import { rejection } from './throws.mjs';
 
 let n = 0;
 const fresh = () => `persist-${process.pid}-${n++}`;
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a rejection');
-}
 
 const ANSWER = ['Summary', 'Goal', 'Constraints', 'Progress', 'Key Decisions', 'Next Steps', 'Critical Context']
   .map((s) => `## ${s}\n${s} text`).join('\n\n');

@@ -5,15 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Memory, MemoryStorage, embeddingText } from '../../pkg/index.js';
-
-function thrown(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a throw');
-}
+import { thrown } from './throws.mjs';
 
 /** A toy model of `dim` dimensions: [has "rain", has "deploy", then 0.1s]. */
 const model = (dim) => (text) => {

@@ -6,15 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Memory, MemoryStorage } from '../../pkg/index.js';
-
-function thrown(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a throw');
-}
+import { thrown } from './throws.mjs';
 
 function twoUsers() {
   const mem = new Memory();

@@ -5,17 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Memory, MemoryStorage } from '../../pkg/index.js';
+import { thrown } from './throws.mjs';
 
 const T0 = Date.UTC(2024, 4, 1);
-
-function thrown(fn) {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  assert.fail('expected a throw');
-}
 
 test('fields change by set, push, pop, patch and remove; the newest change of a field wins', () => {
   const mem = new Memory();
