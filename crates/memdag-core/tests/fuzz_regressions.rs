@@ -2,44 +2,9 @@
 //! run again through what that target runs. A crash found by `cargo fuzz` is copied here
 //! before it is fixed, so it can never come back.
 
-use memdag_core::memory::rules::extract;
-use memdag_core::{NewTurn, Step, Store};
-
-/// What the `extract_rules` target does with its input.
-fn extract_rules(data: &[u8]) {
-    let text = String::from_utf8_lossy(data);
-    let mut parts = text.splitn(3, '\u{1}');
-    let input = parts.next().unwrap_or_default().to_string();
-    let args = parts.next().unwrap_or_default().to_string();
-    let result = parts.next().unwrap_or_default().to_string();
-    let mut store = Store::new();
-    let turn = NewTurn {
-        id: Some("t".into()),
-        thread: "t".into(),
-        input,
-        steps: vec![
-            Step {
-                tool: "x".into(),
-                args: args.clone(),
-                result: result.clone(),
-                ok: false,
-            },
-            Step {
-                tool: "x".into(),
-                args: result,
-                result: args,
-                ok: true,
-            },
-        ],
-        ..NewTurn::default()
-    };
-    if store.add_turn(turn).is_ok() {
-        let r = store.get("t").unwrap().clone();
-        for e in extract(&r) {
-            assert!(!e.text.trim().is_empty());
-        }
-    }
-}
+// The targets' own bodies, so an input is replayed through exactly what the target runs.
+#[path = "../../../fuzz/bodies/extract_rules.rs"]
+mod extract_rules;
 
 #[test]
 fn every_committed_crash_input_runs_clean() {
@@ -50,7 +15,7 @@ fn every_committed_crash_input_runs_clean() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let data = std::fs::read(&path).unwrap();
         match name.split('-').next().unwrap() {
-            "extract_rules" => extract_rules(&data),
+            "extract_rules" => extract_rules::run(&data),
             other => panic!("no runner for fuzz target {other} ({name})"),
         }
         ran += 1;
