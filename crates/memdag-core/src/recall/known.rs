@@ -24,18 +24,16 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
     if q.known_limit == 0 || store.items_by_user.is_empty() {
         return Ok(Vec::new());
     }
-    let mut relevance: BTreeMap<&'a str, (&'a Record, f32)> = BTreeMap::new();
+    // Each hit with its relevance and whether it truly matches the query (a shared term, or a
+    // close vector). A personal item shows anyway, with its relevance; any other item only
+    // when it truly matches, not because it is merely the nearest of a few.
+    let mut relevance: BTreeMap<&'a str, (&'a Record, f32, bool)> = BTreeMap::new();
     let filter = SearchFilter {
         scope: Scope::Items,
         ..SearchFilter::default()
     };
-    // A personal item shows anyway, with its relevance; any other item only when it truly
-    // matches the query (a shared term, or a close vector), not because it is merely the
-    // nearest of a few.
-    let mut matching: BTreeMap<&'a str, bool> = BTreeMap::new();
-    for (r, rel, matches) in search_hits(store, q, filter, q.known_limit.saturating_mul(2))? {
-        relevance.insert(&r.id, (r, rel));
-        matching.insert(&r.id, matches);
+    for hit in search_hits(store, q, filter, q.known_limit.saturating_mul(2))? {
+        relevance.insert(&hit.0.id, hit);
     }
     let mut personal: Vec<&'a Record> = Vec::new();
     if !q.user.is_empty() {
@@ -71,13 +69,15 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
     }
     let mut out: Vec<(&'a Record, f32)> = Vec::new();
     for r in personal {
-        let rel = relevance.remove(r.id.as_str()).map_or(0.0, |(_, rel)| rel);
+        let rel = relevance
+            .remove(r.id.as_str())
+            .map_or(0.0, |(_, rel, _)| rel);
         out.push((r, rel));
     }
     let mut matched: Vec<(&'a Record, f32)> = relevance
         .into_values()
-        .filter(|(r, _)| q.user.is_empty() || r.visible_to(&q.user))
-        .filter(|(r, _)| matching.get(r.id.as_str()).copied().unwrap_or(false))
+        .filter(|&(r, _, matches)| matches && (q.user.is_empty() || r.visible_to(&q.user)))
+        .map(|(r, rel, _)| (r, rel))
         .collect();
     matched.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.seq.cmp(&b.0.seq)));
     out.extend(matched);
