@@ -288,3 +288,12 @@ fn a_tool_fix_is_learned_from_the_steps() {
     assert_eq!(found[0].tool.as_deref(), Some("book"));
     assert!(found[0].text.contains("date"));
 }
+
+#[test]
+fn an_eye_rolled_love_is_no_preference() {
+    assert!(extract(&turn(
+        "oh yeah i just LOVE waiting on hold with my bank for 2 hours 🙄"
+    ))
+    .is_empty());
+    assert!(!extract(&turn("I just love dark chocolate")).is_empty());
+}

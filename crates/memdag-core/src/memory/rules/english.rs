@@ -15,13 +15,13 @@ use regex::Regex;
 use super::lexicon::{
     DIETS, FILLERS, HYPOTHETICAL, LANGUAGES, OCCUPATIONS, OPENERS, OTHERS, QUESTION_OPENERS,
 };
-use super::text::{ironic, laughs, trim_filler, with_tail};
+use super::text::{laughs, trim_filler, with_tail};
 use super::Extracted;
 use crate::item::ItemKind;
 
 /// The items one English clause states; `rest` are the clauses after it in its sentence.
 pub fn clause(raw: &str, rest: &[&str], sentence: &str, greeted: bool) -> Vec<Extracted> {
-    if laughs(raw) || ironic(sentence) {
+    if laughs(raw) {
         return Vec::new();
     }
     let expanded = expand(strip_openers(raw));
@@ -1188,11 +1188,5 @@ mod tests {
             one("I work at Shopify now")[0].1.as_deref(),
             Some("Shopify")
         );
-    }
-
-    #[test]
-    fn an_eye_rolled_love_is_no_preference() {
-        assert!(one("oh yeah i just LOVE waiting on hold with my bank for 2 hours 🙄").is_empty());
-        assert!(!one("I just love dark chocolate").is_empty());
     }
 }

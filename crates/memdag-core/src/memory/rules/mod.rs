@@ -98,11 +98,15 @@ pub fn extract(record: &Record) -> Vec<Extracted> {
             }
         }
         let clauses = text::clauses(sentence);
+        // Said with an eye-roll, an English clause states nothing; checked once a sentence.
+        let ironic = text::ironic(sentence);
         let mut first_person = false;
         for (i, clause) in clauses.iter().enumerate() {
             let rest = &clauses[i + 1..];
             let found = if text::is_chinese_clause(clause) {
                 chinese::clause(clause, rest, first_person, sentence)
+            } else if ironic {
+                Vec::new()
             } else {
                 english::clause(clause, rest, sentence, greeted)
             };
