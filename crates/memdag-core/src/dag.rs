@@ -9,14 +9,15 @@ pub const DEFAULT_WALK_DEPTH: usize = 64;
 /// How many records a walk returns at most when the caller names no limit.
 pub const DEFAULT_WALK_LIMIT: usize = 1_000;
 
-use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::collections::{BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 
 /// The children index of the DAG. Parents live on the records themselves.
 #[derive(Debug, Default, Clone)]
 pub struct Dag {
-    children: BTreeMap<String, Vec<String>>,
+    /// Hashed, not ordered: nothing iterates it, and opening a store links every edge.
+    children: hashbrown::HashMap<String, Vec<String>>,
 }
 
 /// Which way a walk goes.
@@ -32,7 +33,12 @@ impl Dag {
     /// Records the edges `child -> parent` for each parent.
     pub fn link(&mut self, child: &str, parents: &[String]) {
         for parent in parents {
-            let kids = self.children.entry(parent.clone()).or_default();
+            // Look up before inserting: most parents already have children, and their id
+            // need not be copied again.
+            let kids = match self.children.get_mut(parent.as_str()) {
+                Some(kids) => kids,
+                None => self.children.entry(parent.clone()).or_default(),
+            };
             if !kids.iter().any(|k| k == child) {
                 kids.push(child.into());
             }

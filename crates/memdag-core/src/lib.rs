@@ -19,6 +19,7 @@ pub mod dirty;
 pub mod envelope;
 pub mod error;
 pub mod hash;
+pub mod ids;
 pub mod item;
 pub mod keys;
 pub mod limits;

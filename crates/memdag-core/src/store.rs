@@ -14,6 +14,7 @@ use crate::dag::{Dag, Direction};
 use crate::dirty::{Dirty, Touched};
 use crate::error::{Error, Result};
 use crate::hash::Fnv;
+use crate::ids::IdIndex;
 use crate::limits::Limits;
 use crate::record::{NewTurn, Record, DEFAULT_IMPORTANCE, MAX_ID_LEN};
 use serde::{Deserialize, Serialize};
@@ -28,7 +29,7 @@ type Chrono = (i64, u64, Slot);
 #[derive(Debug, Default)]
 pub struct Store {
     pub(crate) slots: Vec<Option<Record>>,
-    pub(crate) by_id: BTreeMap<String, Slot>,
+    pub(crate) by_id: IdIndex,
     by_thread: BTreeMap<String, BTreeSet<Chrono>>,
     /// Turns only: a user's long-term memory items are in `items_by_user`.
     by_user: BTreeMap<String, BTreeSet<Chrono>>,
@@ -133,7 +134,7 @@ impl Store {
         let parents: Vec<String> = keep.into_iter().map(|i| turn.parents[i].clone()).collect();
         let missing: Vec<String> = parents
             .iter()
-            .filter(|p| !self.by_id.contains_key(p.as_str()))
+            .filter(|p| !self.contains(p))
             .cloned()
             .collect();
         if !missing.is_empty() {
@@ -148,7 +149,7 @@ impl Store {
         let id = match turn.id {
             Some(id) => {
                 validate_id(&id)?;
-                if self.by_id.contains_key(&id) {
+                if self.contains(&id) {
                     return Err(Error::DuplicateId { id });
                 }
                 id
@@ -206,7 +207,7 @@ impl Store {
             h.write(&seq.to_le_bytes());
             h.write(&salt.to_le_bytes());
             let id = format!("{:016x}", h.finish());
-            if !self.by_id.contains_key(&id) {
+            if !self.contains(&id) {
                 return id;
             }
             salt += 1;
@@ -226,7 +227,7 @@ impl Store {
             add_chrono(&mut self.by_user, &record.user, chrono);
         }
         self.dag.link(&record.id, &record.parents);
-        self.by_id.insert(record.id.clone(), slot);
+        self.by_id.insert(&record.id, slot);
         self.slots.push(Some(record));
         slot
     }
@@ -237,7 +238,7 @@ impl Store {
 
     /// The record with this id.
     pub fn get(&self, id: &str) -> Option<&Record> {
-        self.by_id.get(id).and_then(|&s| self.slot(s))
+        self.slot_of(id).and_then(|s| self.slot(s))
     }
 
     /// The record in a slot, if it is live.
@@ -247,7 +248,12 @@ impl Store {
 
     /// The slot of a live record.
     pub fn slot_of(&self, id: &str) -> Option<Slot> {
-        self.by_id.get(id).copied()
+        self.by_id.get(id, |s| self.slot(s).map(|r| r.id.as_str()))
+    }
+
+    /// Whether a live record has this id.
+    pub fn contains(&self, id: &str) -> bool {
+        self.slot_of(id).is_some()
     }
 
     /// Every live record, in insertion order.
@@ -395,7 +401,7 @@ impl Store {
                 self.dirty.mark(Touched::Node(node));
             }
         }
-        self.by_id.remove(id);
+        self.by_id.remove(id, slot);
         #[cfg(feature = "std")]
         self.access.remove(&slot);
         let chrono = (record.created_at, record.seq, slot);
@@ -487,6 +493,7 @@ impl Store {
         let mut store = Store::new();
         let max_seq = records.iter().map(|r| r.seq + 1).max().unwrap_or(0);
         store.slots.reserve(records.len());
+        store.by_id.reserve(records.len());
         for (i, r) in records.into_iter().enumerate() {
             if store
                 .slots
@@ -499,7 +506,7 @@ impl Store {
                     reason: "records out of sequence order".into(),
                 });
             }
-            if store.by_id.contains_key(&r.id) {
+            if store.contains(&r.id) {
                 return Err(Error::CorruptData {
                     key: key_of(i),
                     reason: "duplicate record id".into(),
@@ -528,10 +535,7 @@ impl Store {
     #[cfg(feature = "std")]
     fn missing_parent(&self, slot: Slot) -> Option<String> {
         let r = self.slot(slot)?;
-        r.parents
-            .iter()
-            .find(|p| !self.by_id.contains_key(p.as_str()))
-            .cloned()
+        r.parents.iter().find(|p| !self.contains(p)).cloned()
     }
 }
 

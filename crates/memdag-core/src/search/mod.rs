@@ -153,17 +153,16 @@ impl SearchIndex {
     }
 }
 
-/// FNV-1a of a record's input and output, the identity used by dedup; 0 (never deduplicated)
+/// A word hash of a record's input and output, the identity used by dedup; 0 (never deduplicated)
 /// when both are empty.
 fn content_hash(r: &Record) -> u64 {
     if r.input.is_empty() && r.output.is_empty() {
         return 0;
     }
-    let mut h = crate::hash::Fnv::new();
+    let mut h = crate::hash::WordHash::new();
     // An item never shadows a turn that says the same words, nor a turn an item.
-    h.write_u8(u8::from(r.is_item()));
+    h.write(&[u8::from(r.is_item())]);
     h.write(r.input.as_bytes());
-    h.write_u8(0xff);
     h.write(r.output.as_bytes());
     h.finish()
 }

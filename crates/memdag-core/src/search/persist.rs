@@ -120,9 +120,12 @@ impl SearchIndex {
         let m = h.params.m;
         let mut layers: Vec<Vec<u32>> = Vec::new();
         for &node in &restored {
-            let level = h.levels[node as usize];
-            layers.clear();
-            layers.resize(level as usize + 1, Vec::new());
+            let level = h.levels[node as usize] as usize;
+            // The layer buffers are kept from node to node: clearing keeps their capacity.
+            if layers.len() <= level {
+                layers.resize(level + 1, Vec::new());
+            }
+            layers.iter_mut().for_each(Vec::clear);
             graph.links(h.keys[node as usize], &mut |lc, seq| {
                 let cap = if lc == 0 { 2 * m } else { m };
                 if let (Some(ids), Some(x)) = (layers.get_mut(lc as usize), by_seq.get(seq)) {
@@ -131,7 +134,7 @@ impl SearchIndex {
                     }
                 }
             });
-            for (lc, ids) in layers.iter().enumerate() {
+            for (lc, ids) in layers.iter().take(level + 1).enumerate() {
                 h.set_links(node, lc as u8, ids);
             }
             h.consider_entry(node);

@@ -44,10 +44,14 @@ impl ThreadOrder {
     /// Places the record in `slot` in its thread.
     pub fn add(&mut self, slot: Slot, record: &Record) {
         let next_number = self.order.len() as u32;
-        let thread = *self
-            .numbers
-            .entry(record.thread.clone())
-            .or_insert(next_number);
+        // Look up before inserting: a thread's name is copied once, not once per record.
+        let thread = match self.numbers.get(record.thread.as_str()) {
+            Some(&n) => n,
+            None => *self
+                .numbers
+                .entry(record.thread.clone())
+                .or_insert(next_number),
+        };
         if thread == next_number {
             self.order.push(Vec::new());
         }
