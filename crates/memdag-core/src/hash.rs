@@ -109,6 +109,21 @@ const CRC_TABLES: [[u32; 256]; 8] = {
     t
 };
 
+/// Bytes of one call of [`mix_words`]: a multiple of 8.
+const CHECKSUM_BLOCK: usize = 16 * 1024;
+
+/// The word steps of [`checksum32`] over `words` (a multiple of 8 bytes long).
+#[inline(never)]
+fn mix_words(mut h: u64, words: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    for w in words.chunks_exact(8) {
+        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        h = (h ^ w).wrapping_mul(K);
+        h ^= h >> 29;
+    }
+    h
+}
+
 /// The checksum of format-v2 values: 64-bit words mixed with a multiply and a shift, folded to
 /// 32 bits. Every step is a bijection of the state for a given word, so a change confined to
 /// one word always changes the result; other random damage goes unseen with odds of 2⁻³²,
@@ -117,13 +132,17 @@ const CRC_TABLES: [[u32; 256]; 8] = {
 pub fn checksum32(bytes: &[u8]) -> u32 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut h: u64 = 0x6d64_6167_7632_0000 ^ bytes.len() as u64;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        h = (h ^ w).wrapping_mul(K);
-        h ^= h >> 29;
+    // In blocks, each a call of its own: a wasm engine that compiles cold code first and
+    // optimizes a function only for its next call (V8) optimizes the block loop after a few
+    // blocks of the first value, where one loop over a 1 MiB value would run cold throughout.
+    let mut blocks = bytes.chunks_exact(CHECKSUM_BLOCK);
+    for block in &mut blocks {
+        h = mix_words(h, block);
     }
-    let rest = words.remainder();
+    let tail = blocks.remainder();
+    let whole = tail.len() - tail.len() % 8;
+    h = mix_words(h, &tail[..whole]);
+    let rest = &tail[whole..];
     if !rest.is_empty() {
         let mut last = [0u8; 8];
         last[..rest.len()].copy_from_slice(rest);
@@ -252,6 +271,42 @@ mod tests {
             let mut changed = base.clone();
             changed[i] ^= 1;
             assert_ne!(of(&[&base]), of(&[&changed]), "byte {i}");
+        }
+    }
+
+    /// The checksum as one loop over the words, as format v2 defines it.
+    fn checksum32_one_loop(bytes: &[u8]) -> u32 {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut h: u64 = 0x6d64_6167_7632_0000 ^ bytes.len() as u64;
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            h = (h ^ u64::from_le_bytes(w.try_into().unwrap())).wrapping_mul(K);
+            h ^= h >> 29;
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            last[7] = rest.len() as u8 | 0x80;
+            h = (h ^ u64::from_le_bytes(last)).wrapping_mul(K);
+            h ^= h >> 29;
+        }
+        h = h.wrapping_mul(K);
+        (h ^ (h >> 32)) as u32
+    }
+
+    #[test]
+    fn checksum32_in_blocks_equals_the_one_loop_definition() {
+        let data: alloc::vec::Vec<u8> = (0..3 * CHECKSUM_BLOCK as u32 + 77)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let b = CHECKSUM_BLOCK;
+        for len in [0, 7, 8, 9, b - 1, b, b + 1, b + 8, 2 * b + 5, data.len()] {
+            assert_eq!(
+                checksum32(&data[..len]),
+                checksum32_one_loop(&data[..len]),
+                "{len}"
+            );
         }
     }
 }

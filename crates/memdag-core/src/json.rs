@@ -186,7 +186,7 @@ pub fn record_to_value(r: &Record, embedding: bool) -> Value {
         tags: &r.tags,
         importance: shortest(r.importance),
         compact: r.compact.as_ref(),
-        item: r.item.as_ref(),
+        item: r.item.as_deref(),
         embedding: if embedding {
             r.embedding.as_deref()
         } else {

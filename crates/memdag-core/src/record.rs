@@ -66,7 +66,7 @@ pub struct Record {
     /// Set when the record is a long-term memory item rather than a turn (see
     /// [`crate::item`]): its `input` is the item's text and its `parents` its sources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub item: Option<crate::item::ItemMeta>,
+    pub item: Option<alloc::boxed::Box<crate::item::ItemMeta>>,
 }
 
 /// The text a turn is embedded from: its input and output, joined by a newline. The one rule

@@ -159,7 +159,7 @@ struct RecordFields<'a> {
     importance: f32,
     compact: &'a Option<CompactNode>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    item: &'a Option<ItemMeta>,
+    item: &'a Option<alloc::boxed::Box<ItemMeta>>,
 }
 
 /// A graph node as the store hands it to a segment.

@@ -114,6 +114,6 @@ pub(crate) fn item_to_record(item: MemoryItem) -> Record {
         importance: item.importance,
         compact: None,
         embedding: None,
-        item: Some(item.meta),
+        item: Some(Box::new(item.meta)),
     }
 }

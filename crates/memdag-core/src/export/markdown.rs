@@ -450,7 +450,7 @@ fn parse_file(
                         importance: crate::record::DEFAULT_IMPORTANCE,
                         compact: None,
                         embedding: None,
-                        item: Some(ItemMeta::default()),
+                        item: Some(Box::default()),
                     },
                     BTreeMap::new(),
                 );
@@ -564,7 +564,7 @@ fn parse_file(
                     }
                     let meta: ItemMeta =
                         serde_json::from_value(v).map_err(|e| bad(i, &format!("meta: {e}")))?;
-                    r.item = Some(meta);
+                    r.item = Some(Box::new(meta));
                 }
                 (_, "blob") => extra.blobs.push(body),
                 (_, "settings") => {

@@ -131,7 +131,7 @@ impl Store {
                         embedding: r.embedding,
                         ..NewItem::default()
                     };
-                    self.insert_item_with(new, meta, true)?;
+                    self.insert_item_with(new, *meta, true)?;
                     report.items += 1;
                 }
             }

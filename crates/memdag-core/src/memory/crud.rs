@@ -163,7 +163,7 @@ impl Store {
             sources: r.parents.clone(),
             tags: r.tags.clone(),
             uses: self.access.get(&slot).copied().unwrap_or(0),
-            meta,
+            meta: *meta,
         })
     }
 
@@ -258,7 +258,7 @@ impl Store {
             importance,
             compact: None,
             embedding: new.embedding,
-            item: Some(meta),
+            item: Some(Box::new(meta)),
         };
         let vector = self.search.admit(&mut record)?;
         let slot = self.insert(record);

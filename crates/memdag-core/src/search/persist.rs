@@ -95,49 +95,21 @@ impl SearchIndex {
             if !stored_text(slot, &mut idx.text) {
                 idx.text.add(slot, r);
             }
-            idx.add_meta(slot, r);
-            vector.clear();
-            if !vectors(r, &mut vector) {
-                continue;
-            }
-            if idx.vectors.dimension() == 0 {
-                idx.vectors.set_dimension(vector.len());
-            }
-            if vector.len() != idx.vectors.dimension() {
-                continue;
-            }
-            match graph.level(r.seq).filter(|&l| l <= 16) {
-                Some(level) => {
-                    let node = idx.vectors.hnsw.push_node(r.seq, &vector, level);
-                    idx.vectors.bind(slot, node);
-                    restored.push(node);
-                }
-                None => missing.push((slot, vector.clone())),
-            }
+            idx.restore_slot(
+                slot,
+                r,
+                &mut vector,
+                vectors,
+                graph,
+                &mut restored,
+                &mut missing,
+            );
         }
         let h = &mut idx.vectors.hnsw;
         let by_seq = SeqMap::new(restored.iter().map(|&n| (h.keys[n as usize], n)));
-        let m = h.params.m;
         let mut layers: Vec<Vec<u32>> = Vec::new();
         for &node in &restored {
-            let level = h.levels[node as usize] as usize;
-            // The layer buffers are kept from node to node: clearing keeps their capacity.
-            if layers.len() <= level {
-                layers.resize(level + 1, Vec::new());
-            }
-            layers.iter_mut().for_each(Vec::clear);
-            graph.links(h.keys[node as usize], &mut |lc, seq| {
-                let cap = if lc == 0 { 2 * m } else { m };
-                if let (Some(ids), Some(x)) = (layers.get_mut(lc as usize), by_seq.get(seq)) {
-                    if x != node && ids.len() < cap && !ids.contains(&x) {
-                        ids.push(x);
-                    }
-                }
-            });
-            for (lc, ids) in layers.iter().take(level + 1).enumerate() {
-                h.set_links(node, lc as u8, ids);
-            }
-            h.consider_entry(node);
+            restore_links(h, node, graph, &by_seq, &mut layers);
         }
         let mut inserted = Vec::new();
         for (slot, vector) in missing {
@@ -146,6 +118,75 @@ impl SearchIndex {
         }
         *self = idx;
         inserted
+    }
+}
+
+/// Gives a restored node its stored links to other restored nodes (each layer capped and
+/// without repeats), reusing the `layers` buffers. A call per node, as `restore_slot`.
+#[inline(never)]
+fn restore_links(
+    h: &mut super::hnsw::Hnsw,
+    node: u32,
+    graph: &dyn GraphSource,
+    by_seq: &SeqMap<u32>,
+    layers: &mut Vec<Vec<u32>>,
+) {
+    let m = h.params.m;
+    let level = h.levels[node as usize] as usize;
+    // The layer buffers are kept from node to node: clearing keeps their capacity.
+    if layers.len() <= level {
+        layers.resize(level + 1, Vec::new());
+    }
+    layers.iter_mut().for_each(Vec::clear);
+    graph.links(h.keys[node as usize], &mut |lc, seq| {
+        let cap = if lc == 0 { 2 * m } else { m };
+        if let (Some(ids), Some(x)) = (layers.get_mut(lc as usize), by_seq.get(seq)) {
+            if x != node && ids.len() < cap && !ids.contains(&x) {
+                ids.push(x);
+            }
+        }
+    });
+    for (lc, ids) in layers.iter().take(level + 1).enumerate() {
+        h.set_links(node, lc as u8, ids);
+    }
+    h.consider_entry(node);
+}
+
+impl SearchIndex {
+    /// The thread order, dedup key and graph node of one loaded record: its node is pushed
+    /// with its stored level (`restored`), or left to be inserted anew (`missing`) when none
+    /// is stored. A call per record: see `stored_vector` in [`crate::storage`] for why.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn restore_slot(
+        &mut self,
+        slot: Slot,
+        r: &Record,
+        vector: &mut Vec<f32>,
+        vectors: &dyn Fn(&Record, &mut Vec<f32>) -> bool,
+        graph: &dyn GraphSource,
+        restored: &mut Vec<u32>,
+        missing: &mut Vec<(Slot, Vec<f32>)>,
+    ) {
+        self.add_meta(slot, r);
+        vector.clear();
+        if !vectors(r, vector) {
+            return;
+        }
+        if self.vectors.dimension() == 0 {
+            self.vectors.set_dimension(vector.len());
+        }
+        if vector.len() != self.vectors.dimension() {
+            return;
+        }
+        match graph.level(r.seq).filter(|&l| l <= 16) {
+            Some(level) => {
+                let node = self.vectors.hnsw.push_node(r.seq, vector, level);
+                self.vectors.bind(slot, node);
+                restored.push(node);
+            }
+            None => missing.push((slot, vector.clone())),
+        }
     }
 }
 
