@@ -42,8 +42,10 @@ pub struct SizeReport {
     pub vector_recall_at_10: f64,
     pub index_bytes_per_record: f64,
     /// Opening the stored memory (one bulk segment and 100 single-add segments, merged as
-    /// they come) with its persisted graph.
+    /// they come) with its persisted graph: the first open of the process.
     pub load_ms: f64,
+    /// The median of [`LOAD_RUNS`] - 1 opens after it, in memory the first one used.
+    pub load_warm_ms: f64,
     /// Opening a format-v1 image of it without the graph keys, so the graph is rebuilt (for
     /// the decision to persist the graph).
     pub rebuild_load_ms: f64,
@@ -82,6 +84,9 @@ impl Default for Options {
         }
     }
 }
+
+/// Opens timed: the first is `load_ms`, the median of the others `load_warm_ms`.
+pub const LOAD_RUNS: usize = 5;
 
 /// Single adds timed after the bulk write (`keys_per_add`).
 pub const ADDS_AFTER: usize = 100;
@@ -316,11 +321,20 @@ pub fn measure(
         add_bytes += b;
     }
     let stored_bytes: usize = stored.iter().map(|(k, v)| k.len() + v.len()).sum();
-    let t = clock();
-    let loaded = Store::load(stored.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).expect("load");
-    let load_ms = clock() - t;
-    assert_eq!(loaded.len(), n + ADDS_AFTER);
-    drop(loaded);
+    // The first open pays for memory the process never touched before (in wasm, fresh pages
+    // of linear memory): that is what an app opening its store once pays, and `load_ms`. The
+    // opens after it reuse that memory; their median is `load_warm_ms`.
+    let mut loads = Vec::with_capacity(LOAD_RUNS);
+    for _ in 0..LOAD_RUNS {
+        let t = clock();
+        let loaded =
+            Store::load(stored.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).expect("load");
+        loads.push(clock() - t);
+        assert_eq!(loaded.len(), n + ADDS_AFTER);
+        drop(loaded);
+    }
+    let load_ms = loads[0];
+    let load_warm_ms = percentile(&loads[1..], 50.0);
     let rebuild_load_ms = if opts.measure_rebuild {
         let image = v1_image_without_graph(&built.store);
         let t = clock();
@@ -349,6 +363,7 @@ pub fn measure(
         vector_recall_at_10: found as f64 / total.max(1) as f64,
         index_bytes_per_record: index_bytes as f64 / n as f64,
         load_ms,
+        load_warm_ms,
         rebuild_load_ms,
         stored_bytes_per_record: stored_bytes as f64 / n_after,
         keys_per_add: add_keys as f64 / ADDS_AFTER as f64,
