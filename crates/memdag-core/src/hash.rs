@@ -174,24 +174,15 @@ impl WordHash {
         WordHash(0x6d64_6167_636f_6e74)
     }
 
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0 ^ word).wrapping_mul(Self::K);
-        self.0 ^= self.0 >> 29;
-    }
-
     /// Feeds one byte string; its length is fed too, so `("ab", "c")` and `("a", "bc")` differ.
     pub fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.mix(u64::from_le_bytes([
-                w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7],
-            ]));
-        }
+        // The word steps are the checksum's.
+        let whole = bytes.len() - bytes.len() % 8;
+        self.0 = mix_words(self.0, &bytes[..whole]);
         let mut last = [0u8; 8];
-        let rest = words.remainder();
-        last[..rest.len()].copy_from_slice(rest);
-        self.mix(u64::from_le_bytes(last));
-        self.mix(bytes.len() as u64);
+        last[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
+        self.0 = mix_words(self.0, &last);
+        self.0 = mix_words(self.0, &(bytes.len() as u64).to_le_bytes());
     }
 
     /// The hash of what was fed.
