@@ -75,9 +75,51 @@ impl IdIndex {
             Err(_) => false,
         }
     }
+}
 
-    /// Heap bytes of the table (approximate).
-    pub fn heap_bytes(&self) -> usize {
-        self.table.capacity() * (core::mem::size_of::<(u64, Slot)>() + 1)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn finds_inserted_ids_and_forgets_removed_ones_through_growth() {
+        let mut slots: Vec<Option<String>> = (0..5000).map(|i| Some(format!("id-{i}"))).collect();
+        let mut index = IdIndex::default();
+        for (slot, id) in slots.iter().enumerate() {
+            index.insert(id.as_deref().unwrap(), slot as Slot);
+        }
+        assert_eq!(index.len(), 5000);
+        for i in (0..5000).step_by(3) {
+            assert!(index.remove(&format!("id-{i}"), i as Slot));
+            assert!(
+                !index.remove(&format!("id-{i}"), i as Slot),
+                "removed twice"
+            );
+            slots[i] = None;
+        }
+        for (slot, id) in slots.iter().enumerate() {
+            let want = format!("id-{slot}");
+            let found = index.get(&want, |s| slots[s as usize].as_deref());
+            assert_eq!(found, id.as_ref().map(|_| slot as Slot), "{want}");
+        }
+        assert_eq!(index.get("id-5000", |s| slots[s as usize].as_deref()), None);
+    }
+
+    #[test]
+    fn a_slot_whose_record_is_taken_out_matches_nothing_and_is_found_again_when_back() {
+        let mut slots = alloc::vec![Some(String::from("a")), Some(String::from("b"))];
+        let mut index = IdIndex::default();
+        index.insert("a", 0);
+        index.insert("b", 1);
+        let taken = slots[1].take();
+        assert_eq!(index.get("b", |s| slots[s as usize].as_deref()), None);
+        // Growing the table meanwhile reads no record.
+        index.reserve(10_000);
+        slots[1] = taken;
+        assert_eq!(index.get("b", |s| slots[s as usize].as_deref()), Some(1));
+        assert_eq!(index.get("a", |s| slots[s as usize].as_deref()), Some(0));
     }
 }
