@@ -16,12 +16,10 @@ import { fileURLToPath } from 'node:url';
 
 import { launchPersistent } from '../browser/chromium.mjs';
 import { serve } from '../browser/static-server.mjs';
+import { option } from './lib.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
+const opt = (name, dflt) => option(args, name, dflt);
 const sizes = opt('--sizes', '10000').split(',').map(Number);
 const rounds = Number(opt('--rounds', '5'));
 const variants = args.filter((a) => /^[\w-]+=/.test(a)).map((a) => {

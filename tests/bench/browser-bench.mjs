@@ -22,12 +22,10 @@ import { fileURLToPath } from 'node:url';
 
 import { launch, launchPersistent } from '../browser/chromium.mjs';
 import { serve } from '../browser/static-server.mjs';
+import { option } from './lib.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
+const opt = (name, dflt) => option(args, name, dflt);
 const sizes = opt('--sizes', '10000,100000').split(',').map(Number);
 const flushN = Number(opt('--flush', '1000'));
 const root = fileURLToPath(new URL('../../', import.meta.url));

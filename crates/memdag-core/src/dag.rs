@@ -33,12 +33,8 @@ impl Dag {
     /// Records the edges `child -> parent` for each parent.
     pub fn link(&mut self, child: &str, parents: &[String]) {
         for parent in parents {
-            // Look up before inserting: most parents already have children, and their id
-            // need not be copied again.
-            let kids = match self.children.get_mut(parent.as_str()) {
-                Some(kids) => kids,
-                None => self.children.entry(parent.clone()).or_default(),
-            };
+            // By reference: a parent's id is copied only when it gains its first child.
+            let kids = self.children.entry_ref(parent.as_str()).or_default();
             if !kids.iter().any(|k| k == child) {
                 kids.push(child.into());
             }

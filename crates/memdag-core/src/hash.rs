@@ -1,9 +1,9 @@
-//! The hashes of memdag: FNV-1a (64-bit) for ids; CRC-32 for format-v1 values
-//! and a word checksum for format-v2 values; a word hash for in-memory dedup keys.
+//! The hashes of memdag: FNV-1a (64-bit) for ids; CRC-32 for format-v1 values and a word
+//! checksum for format-v2 values; a word hash for in-memory dedup keys.
 //!
-//! All but the word hash are frozen: their outputs are part of the storage format (derived ids, blob ids, value
-//! checksums), so they must give the same bits on every platform and in every version. This
-//! module depends on nothing else in the core.
+//! All but the word hash are frozen: their outputs are part of the storage format (derived
+//! ids, blob ids, value checksums), so they must give the same bits on every platform and in
+//! every version. This module depends on nothing else in the core.
 
 /// 64-bit FNV-1a: tiny, stable across platforms and versions, enough for content ids.
 #[derive(Debug, Clone, Copy)]
@@ -112,13 +112,15 @@ const CRC_TABLES: [[u32; 256]; 8] = {
 /// Bytes of one call of [`mix_words`]: a multiple of 8.
 const CHECKSUM_BLOCK: usize = 16 * 1024;
 
+/// The multiplier of the word steps (the checksum's and the word hash's).
+const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// The word steps of [`checksum32`] over `words` (a multiple of 8 bytes long).
 #[inline(never)]
 fn mix_words(mut h: u64, words: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
     for w in words.chunks_exact(8) {
         let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        h = (h ^ w).wrapping_mul(K);
+        h = (h ^ w).wrapping_mul(MIX);
         h ^= h >> 29;
     }
     h
@@ -130,7 +132,6 @@ fn mix_words(mut h: u64, words: &[u8]) -> u64 {
 /// like CRC-32. It reads 8 bytes a step where CRC-32 reads one: opening a large store in wasm
 /// spent a tenth of its time in CRC-32.
 pub fn checksum32(bytes: &[u8]) -> u32 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut h: u64 = 0x6d64_6167_7632_0000 ^ bytes.len() as u64;
     // In blocks, each a call of its own: a wasm engine that compiles cold code first and
     // optimizes a function only for its next call (V8) optimizes the block loop after a few
@@ -147,10 +148,9 @@ pub fn checksum32(bytes: &[u8]) -> u32 {
         let mut last = [0u8; 8];
         last[..rest.len()].copy_from_slice(rest);
         last[7] = rest.len() as u8 | 0x80;
-        h = (h ^ u64::from_le_bytes(last)).wrapping_mul(K);
-        h ^= h >> 29;
+        h = mix_words(h, &last);
     }
-    h = h.wrapping_mul(K);
+    h = h.wrapping_mul(MIX);
     (h ^ (h >> 32)) as u32
 }
 
@@ -167,8 +167,6 @@ impl Default for WordHash {
 }
 
 impl WordHash {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-
     /// A hasher in its initial state.
     pub const fn new() -> Self {
         WordHash(0x6d64_6167_636f_6e74)
@@ -187,7 +185,7 @@ impl WordHash {
 
     /// The hash of what was fed.
     pub fn finish(&self) -> u64 {
-        let h = self.0.wrapping_mul(Self::K);
+        let h = self.0.wrapping_mul(MIX);
         h ^ (h >> 32)
     }
 }

@@ -59,6 +59,22 @@ impl IdIndex {
             .map(|&(_, s)| s)
     }
 
+    /// Adds `id` in `slot` unless the index has it already (false then), hashing it once;
+    /// `id_of` as in [`IdIndex::get`].
+    pub fn try_insert<'a>(
+        &mut self,
+        id: &str,
+        slot: Slot,
+        id_of: impl Fn(Slot) -> Option<&'a str>,
+    ) -> bool {
+        let h = self.hash(id);
+        if self.table.find(h, |&(_, s)| id_of(s) == Some(id)).is_some() {
+            return false;
+        }
+        self.table.insert_unique(h, (h, slot), |&(h, _)| h);
+        true
+    }
+
     /// Adds `id` in `slot`. The caller has checked that `id` is not in the index.
     pub fn insert(&mut self, id: &str, slot: Slot) {
         let h = self.hash(id);

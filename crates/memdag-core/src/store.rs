@@ -529,13 +529,14 @@ impl Store {
         key_of: &dyn Fn(usize) -> String,
     ) -> Result<Self> {
         let mut store = Store::new();
-        let max_seq = records.iter().map(|r| r.seq + 1).max().unwrap_or(0);
         if let Some(i) = records.windows(2).position(|w| w[0].seq >= w[1].seq) {
             return Err(Error::CorruptData {
                 key: key_of(i + 1),
                 reason: "records out of sequence order".into(),
             });
         }
+        // In sequence order, so the last record has the highest number.
+        let max_seq = records.last().map_or(0, |r| r.seq + 1);
         // In place: an `Option<Record>` is as large as a `Record`, so the slots take over the
         // records' allocation instead of copying every record into a new one.
         store.slots = records.into_iter().map(Some).collect();
@@ -582,11 +583,10 @@ impl Store {
         let Some(r) = &slots[slot as usize] else {
             return true;
         };
-        let taken = by_id.get(&r.id, |s| slots[s as usize].as_ref().map(|x| x.id.as_str()));
-        if taken.is_some() {
+        let id_of = |s: Slot| slots[s as usize].as_ref().map(|x| x.id.as_str());
+        if !by_id.try_insert(&r.id, slot, id_of) {
             return false;
         }
-        by_id.insert(&r.id, slot);
         dag.link(&r.id, &r.parents);
         if r.is_item() {
             items.add(slot, r);

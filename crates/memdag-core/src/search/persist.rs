@@ -95,15 +95,11 @@ impl SearchIndex {
             if !stored_text(slot, &mut idx.text) {
                 idx.text.add(slot, r);
             }
-            idx.restore_slot(
-                slot,
-                r,
-                &mut vector,
-                vectors,
-                graph,
-                &mut restored,
-                &mut missing,
-            );
+            match idx.restore_slot(slot, r, &mut vector, vectors, graph) {
+                Restored::Node(node) => restored.push(node),
+                Restored::Missing => missing.push((slot, vector.clone())),
+                Restored::NoVector => {}
+            }
         }
         let h = &mut idx.vectors.hnsw;
         let by_seq = SeqMap::new(restored.iter().map(|&n| (h.keys[n as usize], n)));
@@ -152,12 +148,20 @@ fn restore_links(
     h.consider_entry(node);
 }
 
+/// What restoring one record did with its vector.
+enum Restored {
+    /// Its node was pushed with its stored level.
+    Node(u32),
+    /// No node is stored: the vector (left in the buffer) must be inserted anew.
+    Missing,
+    /// It has no vector of the index's dimension.
+    NoVector,
+}
+
 impl SearchIndex {
-    /// The thread order, dedup key and graph node of one loaded record: its node is pushed
-    /// with its stored level (`restored`), or left to be inserted anew (`missing`) when none
-    /// is stored. A call per record: see `stored_vector` in [`crate::storage`] for why.
+    /// The thread order, dedup key and graph node of one loaded record, its normalized vector
+    /// left in `vector`. A call per record: see `stored_vector` in [`crate::storage`] for why.
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     fn restore_slot(
         &mut self,
         slot: Slot,
@@ -165,27 +169,25 @@ impl SearchIndex {
         vector: &mut Vec<f32>,
         vectors: &dyn Fn(&Record, &mut Vec<f32>) -> bool,
         graph: &dyn GraphSource,
-        restored: &mut Vec<u32>,
-        missing: &mut Vec<(Slot, Vec<f32>)>,
-    ) {
+    ) -> Restored {
         self.add_meta(slot, r);
         vector.clear();
         if !vectors(r, vector) {
-            return;
+            return Restored::NoVector;
         }
         if self.vectors.dimension() == 0 {
             self.vectors.set_dimension(vector.len());
         }
         if vector.len() != self.vectors.dimension() {
-            return;
+            return Restored::NoVector;
         }
         match graph.level(r.seq).filter(|&l| l <= 16) {
             Some(level) => {
                 let node = self.vectors.hnsw.push_node(r.seq, vector, level);
                 self.vectors.bind(slot, node);
-                restored.push(node);
+                Restored::Node(node)
             }
-            None => missing.push((slot, vector.clone())),
+            None => Restored::Missing,
         }
     }
 }

@@ -7,7 +7,6 @@
 //! do) and relinks its two neighbours; a delete links them to each other. Nothing here is
 //! persisted: a load rebuilds it with the other indexes.
 
-use std::collections::HashMap;
 use std::string::String;
 use std::vec::Vec;
 
@@ -34,7 +33,7 @@ const EMPTY: Place = Place {
 /// Threads by number, each in order, and each slot's place.
 #[derive(Debug, Default)]
 pub struct ThreadOrder {
-    numbers: HashMap<String, u32>,
+    numbers: hashbrown::HashMap<String, u32>,
     /// Per thread: (created_at, seq, slot), sorted.
     order: Vec<Vec<(i64, u64, Slot)>>,
     places: Vec<Place>,
@@ -44,14 +43,11 @@ impl ThreadOrder {
     /// Places the record in `slot` in its thread.
     pub fn add(&mut self, slot: Slot, record: &Record) {
         let next_number = self.order.len() as u32;
-        // Look up before inserting: a thread's name is copied once, not once per record.
-        let thread = match self.numbers.get(record.thread.as_str()) {
-            Some(&n) => n,
-            None => *self
-                .numbers
-                .entry(record.thread.clone())
-                .or_insert(next_number),
-        };
+        // By reference: a thread's name is copied once, not once per record.
+        let thread = *self
+            .numbers
+            .entry_ref(record.thread.as_str())
+            .or_insert(next_number);
         if thread == next_number {
             self.order.push(Vec::new());
         }
