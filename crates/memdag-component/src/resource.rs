@@ -98,7 +98,7 @@ impl MemoryStore {
         let user = user.unwrap_or_default();
         self.with_store(|s| {
             let found = s.walk_as(&user, &id, direction, depth as usize, limit as usize)?;
-            Ok(convert::records(&found))
+            Ok(convert::records(s, &found))
         })
     }
 
@@ -148,7 +148,10 @@ impl MemoryStore {
         let mut turns = [turn];
         self.embed_turns(&mut turns)?;
         let [turn] = turns;
-        self.mutate(|s| s.add_turn(turn).map(convert::record))
+        self.mutate(|s| {
+            let added = s.add_turn(turn).map(|r| r.id.clone());
+            convert::changed(s, added)
+        })
     }
 
     /// A WIT search query as the core's, with the host's vector of its text when asked to.

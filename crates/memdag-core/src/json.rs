@@ -171,8 +171,9 @@ pub struct RecordJson<'a> {
     pub embedding: Option<&'a [f32]>,
 }
 
-/// A record's JSON value; with `embedding`, its vector too.
-pub fn record_to_value(r: &Record, embedding: bool) -> Value {
+/// A record's JSON value; with `embedding` (the store's, see [`crate::Store::embedding_of`]),
+/// its vector too.
+pub fn record_to_value(r: &Record, embedding: Option<&[f32]>) -> Value {
     let j = RecordJson {
         id: &r.id,
         seq: r.seq,
@@ -187,11 +188,7 @@ pub fn record_to_value(r: &Record, embedding: bool) -> Value {
         importance: shortest(r.importance),
         compact: r.compact.as_ref(),
         item: r.item.as_deref(),
-        embedding: if embedding {
-            r.embedding.as_deref()
-        } else {
-            None
-        },
+        embedding,
     };
     serde_json::to_value(j).unwrap_or(Value::Null)
 }

@@ -60,7 +60,9 @@ pub struct Record {
     /// How much the turn matters, 0.0 to 1.0 (default 0.5).
     pub importance: f32,
     pub compact: Option<CompactNode>,
-    /// A vector given by the host, or none.
+    /// A vector given by the host, or none. A record held by a [`crate::Store`] has none here
+    /// once the store's vector index holds its vector (the store's only copy of it): read it
+    /// with [`crate::Store::embedding`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<Vec<f32>>,
     /// Set when the record is a long-term memory item rather than a turn (see

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::dirty::Touched;
 use crate::error::{Error, Result};
 use crate::record::embedding_text;
-use crate::search::distance::normalized;
+use crate::search::distance::check_storable;
 use crate::search::vectors::VectorIndex;
 use crate::store::Store;
 
@@ -132,7 +132,7 @@ impl Reindex {
                     v.len()
                 )));
             }
-            normalized(v)?;
+            check_storable(v)?;
         }
         self.dimension = dimension;
         let ids = core::mem::take(&mut self.waiting);
@@ -203,30 +203,32 @@ impl Store {
             )));
         }
         let previous_dimension = self.search.vectors.dimension();
-        // Normalized before anything changes (`supply` checked them, so this cannot fail).
-        let mut fresh: Vec<(crate::store::Slot, Vec<f32>, Option<Vec<f32>>)> = Vec::new();
+        // Checked before anything changes (`supply` checked them, so this cannot fail).
+        let mut fresh: Vec<(crate::store::Slot, Option<Vec<f32>>)> = Vec::new();
         for (id, vector) in job.vectors {
             let Some(slot) = self.slot_of(&id) else {
                 continue; // deleted after its batch was embedded
             };
-            let unit = if vector.is_empty() {
+            let vector = if vector.is_empty() {
                 None
             } else {
-                Some(normalized(&vector)?)
+                check_storable(&vector)?;
+                Some(vector)
             };
-            fresh.push((slot, vector, unit));
+            fresh.push((slot, vector));
         }
         fresh.sort_by_key(|(slot, ..)| *slot);
         let total = fresh.len();
         let mut index = VectorIndex::default();
-        for (done, (slot, vector, unit)) in fresh.into_iter().enumerate() {
+        for (done, (slot, vector)) in fresh.into_iter().enumerate() {
             let Some(r) = self.slots[slot as usize].as_mut() else {
                 continue;
             };
-            if let Some(unit) = &unit {
-                index.add(slot, r.seq, unit);
+            // The new index keeps the only copy of each vector.
+            if let Some(vector) = &vector {
+                index.add(slot, r.seq, vector);
             }
-            r.embedding = unit.map(|_| vector);
+            r.embedding = None;
             if done % 1024 == 1023 {
                 progress(ReindexProgress {
                     phase: ReindexPhase::Indexing,

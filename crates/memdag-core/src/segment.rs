@@ -400,9 +400,15 @@ impl SegmentWriter {
         Ok(())
     }
 
-    /// Adds a record; its embedding, if any, goes to the vector block, and its text analysis,
-    /// if given, to the TEXT section. Add records in sequence order.
-    pub fn record(&mut self, r: &Record, text: Option<&RecordText<'_>>) -> Result<()> {
+    /// Adds a record; its `embedding` (the store's, see [`crate::Store::embedding`]), if any,
+    /// goes to the vector block, and its text analysis, if given, to the TEXT section. Add
+    /// records in sequence order.
+    pub fn record(
+        &mut self,
+        r: &Record,
+        embedding: Option<&[f32]>,
+        text: Option<&RecordText<'_>>,
+    ) -> Result<()> {
         let fields = RecordFields {
             id: &r.id,
             seq: r.seq,
@@ -422,13 +428,13 @@ impl SegmentWriter {
         rmp_serde::encode::write_named(&mut self.scratch, &fields).map_err(|e| Error::Storage {
             message: e.to_string(),
         })?;
-        let vector = r.embedding.as_ref().map_or(0, |e| e.len() * 4 + 4);
+        let vector = embedding.map_or(0, |e| e.len() * 4 + 4);
         let text_bytes = text.map_or(0, |t| 8 + t.terms.len() * 8 + t.keys.len() * 4);
         self.room(self.scratch.len() + vector + text_bytes)?;
         self.current.add_text(text);
         let c = &mut self.current;
         c.records.extend_from_slice(&self.scratch);
-        if let Some(e) = &r.embedding {
+        if let Some(e) = embedding {
             if c.dimension == 0 {
                 c.dimension = e.len() as u32;
             }

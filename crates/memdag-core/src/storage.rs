@@ -38,7 +38,6 @@ use crate::error::{Error, Result};
 use crate::keys::{self, HEAD_KEY};
 use crate::record::Record;
 use crate::search::bm25::FIELDS;
-use crate::search::distance::normalize_into;
 use crate::search::persist::{GraphSource, SeqMap};
 use crate::search::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::segment::{
@@ -383,7 +382,7 @@ impl Store {
         slots.sort_unstable();
         for slot in slots {
             if let Some(r) = self.slot(slot) {
-                write_record(w, r)?;
+                write_record(w, r, self.embedding_at(slot))?;
                 set_home(&mut self.persist.record_home, slot as usize, generation);
             }
         }
@@ -459,7 +458,7 @@ impl Store {
         let mut slots = Vec::new();
         for (slot, r) in self.slots.iter().enumerate() {
             if let Some(r) = r.as_ref().filter(|_| keep(home(&p.record_home, slot))) {
-                write_record(w, r)?;
+                write_record(w, r, self.embedding_at(slot as Slot))?;
                 slots.push(slot);
             }
         }
@@ -789,7 +788,7 @@ impl Store {
 }
 
 /// Writes a record with its text analysis, so that opening the store need not analyze it.
-fn write_record(w: &mut SegmentWriter, r: &Record) -> Result<()> {
+fn write_record(w: &mut SegmentWriter, r: &Record, embedding: Option<&[f32]>) -> Result<()> {
     let a = InvertedIndex::analysis(r);
     let terms: Vec<(&str, &[u8])> = a
         .terms
@@ -805,7 +804,7 @@ fn write_record(w: &mut SegmentWriter, r: &Record) -> Result<()> {
         terms: &terms,
         keys: &keys,
     };
-    w.record(r, Some(&text))
+    w.record(r, embedding, Some(&text))
 }
 
 fn push_segment(
@@ -915,20 +914,21 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     let mut records = Vec::with_capacity(chosen.len());
     let mut record_chunk: Vec<u32> = Vec::with_capacity(chosen.len());
     let mut homes = Vec::with_capacity(chosen.len());
+    // Each loaded record's vector as (chunk, vector index): vectors are read straight from
+    // the chunks into the vector index, the store's only copy of them.
+    let mut vector_at: Vec<(u32, u32)> = Vec::with_capacity(chosen.len());
     for &(vi, ri) in &chosen {
         let (vi, ri) = (vi as usize, ri as usize);
-        let Some(mut r) = taken[vi][ri].take() else {
+        let Some(r) = taken[vi][ri].take() else {
             continue;
         };
-        let vx = vector_of[vi][ri];
-        if vx != u32::MAX {
-            r.embedding = Some(stored_vector(&views[vi], vx as usize));
-        }
         records.push(r);
         record_chunk.push(vi as u32);
         homes.push(generation_of(vi));
+        vector_at.push((vi as u32, vector_of[vi][ri]));
     }
     drop(taken);
+    drop(vector_of);
     let mut store = Store::from_records(records, commit.next_seq, &|i| {
         chunks[record_chunk[i] as usize].1.clone()
     })?;
@@ -1092,9 +1092,20 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         index.add_analyzed(slot, &terms, lens, &keys, keys_len);
         true
     };
+    let with_vectors = vector_at.iter().filter(|a| a.1 != u32::MAX).count();
+    let stored_vector =
+        |slot: Slot, _: &Record, out: &mut Vec<f32>| match vector_at.get(slot as usize) {
+            Some(&(vi, vx)) if vx != u32::MAX => {
+                read_vector(&views[vi as usize], vx as usize, out);
+                true
+            }
+            _ => false,
+        };
     let inserted = restore_search(
         &mut store,
         commit.dimension as usize,
+        with_vectors,
+        &stored_vector,
         &graph,
         text_index,
         &mut stored_text,
@@ -1126,14 +1137,13 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     Ok(store)
 }
 
-/// Vector `i` of a chunk as floats. Not inlined, here and in the other per-record steps of
-/// opening: V8 runs a function's first calls unoptimized and optimizes it for later calls, so
-/// the work of one record must be a call of its own to be optimized within one open.
+/// Appends vector `i` of a chunk to `out` as floats. Not inlined, here and in the other
+/// per-record steps of opening: V8 runs a function's first calls unoptimized and optimizes it
+/// for later calls, so the work of one record must be a call of its own to be optimized within
+/// one open.
 #[inline(never)]
-fn stored_vector(view: &SegmentView<'_>, i: usize) -> Vec<f32> {
-    let mut e = Vec::with_capacity(view.dimension);
-    read_f32s(view.vector_bytes(i), &mut e);
-    e
+fn read_vector(view: &SegmentView<'_>, i: usize, out: &mut Vec<f32>) {
+    read_f32s(view.vector_bytes(i), out);
 }
 
 /// New segments never take the generation of an orphan, so an orphan's parts are never
@@ -1205,9 +1215,18 @@ fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
                 .map(|_| (n.seq, n))
         })
         .collect();
+    let with_vectors = store.iter().filter(|r| r.embedding.is_some()).count();
     restore_search(
         &mut store,
         meta.dimension as usize,
+        with_vectors,
+        &|_, r: &Record, out: &mut Vec<f32>| match &r.embedding {
+            Some(e) => {
+                out.extend_from_slice(e);
+                true
+            }
+            None => false,
+        },
         &V1Graph(by_seq),
         InvertedIndex::default(),
         &mut |_, _| false,
@@ -1219,9 +1238,15 @@ fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     Ok(store)
 }
 
+/// Restores the search indexes of a loaded store (see [`crate::search::SearchIndex::restore`]).
+/// Afterwards a record whose vector the index took holds none, and one whose stored vector
+/// the index refused (of another dimension, say) holds it, so no vector is kept twice or lost.
+#[allow(clippy::too_many_arguments)]
 fn restore_search(
     store: &mut Store,
     dimension: usize,
+    with_vectors: usize,
+    vectors: &dyn Fn(Slot, &Record, &mut Vec<f32>) -> bool,
     graph: &dyn GraphSource,
     text: InvertedIndex,
     stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
@@ -1230,11 +1255,25 @@ fn restore_search(
     let inserted = search.restore(
         &store.slots,
         dimension,
-        &|r: &Record, out: &mut Vec<f32>| normalize_into(r.embedding.as_deref(), out),
+        with_vectors,
+        vectors,
         graph,
         text,
         stored_text,
     );
+    let mut buffer = Vec::new();
+    for (slot, r) in store.slots.iter_mut().enumerate() {
+        let Some(r) = r else { continue };
+        let slot = slot as Slot;
+        if search.vectors.node_of(slot).is_some() {
+            r.embedding = None;
+        } else if r.embedding.is_none() {
+            buffer.clear();
+            if vectors(slot, r, &mut buffer) {
+                r.embedding = Some(buffer.clone());
+            }
+        }
+    }
     store.search = search;
     inserted
 }

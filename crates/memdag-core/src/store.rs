@@ -274,9 +274,31 @@ impl Store {
         self.dirty.mark(Touched::Record(id.into()));
     }
 
-    /// The record with this id.
+    /// The record with this id. Its `embedding` is `None` when the vector index holds the
+    /// vector: a store keeps one copy of each vector. Read it with [`Store::embedding`].
     pub fn get(&self, id: &str) -> Option<&Record> {
         self.slot_of(id).and_then(|s| self.slot(s))
+    }
+
+    /// The embedding of the record with this id, as it was given (or as the built-in embedder
+    /// made it), wherever the store keeps it.
+    pub fn embedding(&self, id: &str) -> Option<&[f32]> {
+        self.slot_of(id).and_then(|s| self.embedding_at(s))
+    }
+
+    /// The embedding of a record, this store's own or a copy of one: [`Store::embedding`] of
+    /// its id, else the record's own field.
+    pub fn embedding_of<'a>(&'a self, record: &'a Record) -> Option<&'a [f32]> {
+        self.embedding(&record.id).or(record.embedding.as_deref())
+    }
+
+    /// The embedding of the record in a slot.
+    pub(crate) fn embedding_at(&self, slot: Slot) -> Option<&[f32]> {
+        #[cfg(feature = "std")]
+        if let Some(v) = self.search.vectors.vector(slot) {
+            return Some(v);
+        }
+        self.slot(slot)?.embedding.as_deref()
     }
 
     /// The record in a slot, if it is live.
@@ -430,9 +452,15 @@ impl Store {
         let slot = self
             .slot_of(id)
             .ok_or_else(|| Error::NotFound { id: id.into() })?;
-        let record = self.slots[slot as usize]
+        #[allow(unused_mut)]
+        let mut record = self.slots[slot as usize]
             .take()
             .expect("slot of a live id is live");
+        // The deleted record is handed back whole, its vector out of the index included.
+        #[cfg(feature = "std")]
+        if let Some(v) = self.search.vectors.vector(slot) {
+            record.embedding = Some(v.to_vec());
+        }
         #[cfg(feature = "std")]
         if let Some((_, repaired)) = self.search.remove(slot, &record) {
             for node in repaired {

@@ -414,7 +414,7 @@ impl Store {
                 let r = self
                     .get_as(user.as_deref().unwrap_or(""), &a.id)
                     .ok_or(Error::NotFound { id: a.id })?;
-                Ok(record_to_value(r, false))
+                Ok(record_to_value(r, None))
             }
             "ancestors" | "descendants" => {
                 let a: WalkArgs = args(name, arguments)?;

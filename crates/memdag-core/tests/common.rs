@@ -47,7 +47,8 @@ pub fn reload(
 /// Everything a store holds that its stored form must keep: every record, field by field, in
 /// id order, and every blob.
 pub fn dump(store: &Store) -> (Vec<memdag_core::Record>, Vec<(String, String)>) {
-    let mut records: Vec<memdag_core::Record> = store.iter().cloned().collect();
+    // Each record with its vector, wherever the store keeps it.
+    let mut records: Vec<memdag_core::Record> = store.iter().map(|r| whole(store, r)).collect();
     records.sort_by(|a, b| a.id.cmp(&b.id));
     let blobs = store
         .blob_ids()
@@ -56,13 +57,24 @@ pub fn dump(store: &Store) -> (Vec<memdag_core::Record>, Vec<(String, String)>) 
     (records, blobs)
 }
 
+/// A record of `store` with its embedding in the record, as a store before the single copy
+/// of vectors held it.
+pub fn whole(store: &Store, r: &memdag_core::Record) -> memdag_core::Record {
+    let mut r = r.clone();
+    r.embedding = store.embedding_of(&r).map(<[f32]>::to_vec);
+    r
+}
+
 /// The v1 image of a store (one key per record, blob and graph node, and `meta`), as format
 /// v1 wrote it: to test opening and migrating v1 stores.
 pub fn v1_image(store: &Store) -> std::collections::BTreeMap<String, Vec<u8>> {
     use memdag_core::codec;
     let mut kv = std::collections::BTreeMap::new();
     for r in store.iter() {
-        kv.insert(codec::record_key(&r.id), codec::encode_record(r).unwrap());
+        kv.insert(
+            codec::record_key(&r.id),
+            codec::encode_record(&whole(store, r)).unwrap(),
+        );
     }
     for id in store.blob_ids() {
         kv.insert(

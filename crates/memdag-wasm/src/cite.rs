@@ -10,7 +10,7 @@
 
 use js_sys::{Array, Reflect};
 use memdag_core::cite::Added;
-use memdag_core::Error;
+use memdag_core::{Error, Store};
 use wasm_bindgen::prelude::*;
 
 use crate::memory::{string, Memory};
@@ -32,8 +32,8 @@ impl Memory {
 }
 
 /// The record of an [`Added`] with its `dropped` parents as a property.
-pub fn added_to_js(added: &Added) -> Result<JsValue, Error> {
-    let js = record_to_js(&added.record)?;
+pub fn added_to_js(store: &Store, added: &Added) -> Result<JsValue, Error> {
+    let js = record_to_js(store, &added.record)?;
     let dropped: Array = added
         .dropped
         .iter()

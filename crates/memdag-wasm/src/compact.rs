@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::throw;
 use crate::memory::{string, Memory};
-use crate::turn::record_to_js;
+use crate::turn::changed_to_js;
 
 #[wasm_bindgen]
 impl Memory {
@@ -29,7 +29,10 @@ impl Memory {
     #[wasm_bindgen(js_name = applyCompaction)]
     pub fn apply_compaction(&self, id: &JsValue, answer: &JsValue) -> Result<JsValue, JsValue> {
         let (id, answer) = (string("id", id)?, string("answer", answer)?);
-        self.write(|s| s.apply_compaction(&id, &answer).and_then(record_to_js))
+        self.write(|s| {
+            let changed = s.apply_compaction(&id, &answer).map(|r| r.id.clone());
+            changed_to_js(s, changed)
+        })
     }
 
     /// Compacts record `id` with the deterministic extractive compactor (no LLM) and returns
@@ -37,7 +40,10 @@ impl Memory {
     #[wasm_bindgen(js_name = compactExtractive)]
     pub fn compact_extractive(&self, id: &JsValue) -> Result<JsValue, JsValue> {
         let id = string("id", id)?;
-        self.write(|s| s.compact_extractive(&id).and_then(record_to_js))
+        self.write(|s| {
+            let changed = s.compact_extractive(&id).map(|r| r.id.clone());
+            changed_to_js(s, changed)
+        })
     }
 }
 

@@ -18,7 +18,7 @@ use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_t
 use crate::error::throw;
 use crate::fields::{parse_object, to_plain};
 use crate::key::cipher_of;
-use crate::turn::{record_to_js, records_to_js, turn_from_js};
+use crate::turn::{changed_to_js, record_to_js, records_to_js, turn_from_js};
 
 /// The memory of one agent or user: turn records linked into a DAG, kept in memory. Persist it
 /// by writing `takeChanges()` to any key-value store and reopen it with `Memory.load`.
@@ -67,12 +67,15 @@ impl Memory {
     pub fn add_turn(&self, turn: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let turn = turn_from_js(turn, self.max_field_bytes()?, crate::clock::now).map_err(throw)?;
         if options.is_undefined() || options.is_null() {
-            return self.write(|s| s.add_turn(turn).and_then(record_to_js));
+            return self.write(|s| {
+                let added = s.add_turn(turn).map(|r| r.id.clone());
+                changed_to_js(s, added)
+            });
         }
         let options: AddOptions = parse_object("add options", options).map_err(throw)?;
         self.write(|s| {
             s.add_turn_with(turn, options)
-                .and_then(|added| added_to_js(&added))
+                .and_then(|added| added_to_js(s, &added))
         })
     }
 
@@ -90,21 +93,21 @@ impl Memory {
                 Some(u) => s.get_as(u, &id),
                 None => s.get(&id),
             };
-            record.map_or(Ok(JsValue::UNDEFINED), record_to_js)
+            record.map_or(Ok(JsValue::UNDEFINED), |r| record_to_js(s, r))
         })
     }
 
     /// The `n` newest records of a thread, newest first.
     pub fn recent(&self, thread: &JsValue, n: f64) -> Result<JsValue, JsValue> {
         let (thread, n) = (string("thread", thread)?, count("n", Some(n))?);
-        self.read(|s| records_to_js(&s.recent(&thread, n)))
+        self.read(|s| records_to_js(s, &s.recent(&thread, n)))
     }
 
     /// The `n` newest records of a user across all threads, newest first.
     #[wasm_bindgen(js_name = byUser)]
     pub fn by_user(&self, user: &JsValue, n: f64) -> Result<JsValue, JsValue> {
         let (user, n) = (string("user", user)?, count("n", Some(n))?);
-        self.read(|s| records_to_js(&s.by_user(&user, n)))
+        self.read(|s| records_to_js(s, &s.by_user(&user, n)))
     }
 
     /// The ancestors of `id`, nearest first: at most `depth` edges away and at most `limit`
@@ -175,7 +178,7 @@ impl Memory {
     /// through it is kept. Throws `NOT_FOUND` for an unknown id.
     pub fn delete(&self, id: &JsValue) -> Result<JsValue, JsValue> {
         let id = string("id", id)?;
-        self.write(|s| s.delete(&id).and_then(|r| record_to_js(&r)))
+        self.write(|s| s.delete(&id).and_then(|r| record_to_js(s, &r)))
     }
 
     /// Takes the changes since the last call as `[key, Uint8Array | null]` pairs (`null`:
@@ -298,7 +301,7 @@ impl Memory {
         let user = user.unwrap_or_default();
         self.read(|s| {
             s.walk_as(&user, &id, direction, depth, limit)
-                .and_then(|r| records_to_js(&r))
+                .and_then(|r| records_to_js(s, &r))
         })
     }
 

@@ -17,7 +17,7 @@
 //! `Float32Array`.
 
 use js_sys::{Array, Float32Array, Object, Reflect};
-use memdag_core::{json, CompactNode, Error, NewTurn, Record, Step};
+use memdag_core::{json, CompactNode, Error, NewTurn, Record, Step, Store};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use wasm_bindgen::{JsCast, JsValue};
@@ -89,8 +89,9 @@ struct RecordOutput<'a> {
     compact: Option<&'a CompactNode>,
 }
 
-/// Converts a record to a plain JS object.
-pub fn record_to_js(record: &Record) -> Result<JsValue, Error> {
+/// Converts a record of `store` (or one just taken out of it) to a plain JS object, with
+/// its embedding wherever the store keeps it ([`Store::embedding_of`]).
+pub fn record_to_js(store: &Store, record: &Record) -> Result<JsValue, Error> {
     let out = RecordOutput {
         id: &record.id,
         // Exact below 2^53: sequence numbers and millisecond timestamps stay far below it.
@@ -110,8 +111,8 @@ pub fn record_to_js(record: &Record) -> Result<JsValue, Error> {
     let js = out
         .serialize(&serializer)
         .map_err(|e| Error::invalid(format!("record {:?}: {e}", record.id)))?;
-    let embedding = match &record.embedding {
-        Some(v) => Float32Array::from(v.as_slice()).into(),
+    let embedding = match store.embedding_of(record) {
+        Some(v) => Float32Array::from(v).into(),
         None => JsValue::NULL,
     };
     Reflect::set(&js, &JsValue::from_str("embedding"), &embedding)
@@ -119,13 +120,23 @@ pub fn record_to_js(record: &Record) -> Result<JsValue, Error> {
     Ok(js)
 }
 
-/// Converts records to a JS array of plain objects.
-pub fn records_to_js(records: &[&Record]) -> Result<JsValue, Error> {
+/// Converts records of `store` to a JS array of plain objects.
+pub fn records_to_js(store: &Store, records: &[&Record]) -> Result<JsValue, Error> {
     let list = js_sys::Array::new_with_length(records.len() as u32);
     for (i, r) in records.iter().enumerate() {
-        list.set(i as u32, record_to_js(r)?);
+        list.set(i as u32, record_to_js(store, r)?);
     }
     Ok(list.into())
+}
+
+/// Converts the record a store call just added or changed, named by the id the call gave
+/// back (its `&Record` borrows the store), to a plain JS object.
+pub fn changed_to_js(store: &Store, changed: Result<String, Error>) -> Result<JsValue, Error> {
+    let id = changed?;
+    match store.get(&id) {
+        Some(r) => record_to_js(store, r),
+        None => Err(Error::NotFound { id }),
+    }
 }
 
 /// An `f32` as the `f64` of its shortest decimal form (up to 9 places), so `0.7f32` reads as

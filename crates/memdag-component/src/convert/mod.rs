@@ -13,7 +13,7 @@ pub mod learn;
 pub mod query;
 pub mod work;
 
-use memdag_core::{CompactNode, Error as CoreError, NewTurn, Record, Section, Step};
+use memdag_core::{CompactNode, Error as CoreError, NewTurn, Record, Section, Step, Store};
 
 use crate::bindings::memdag::core::types as wit;
 
@@ -52,7 +52,9 @@ pub fn with_context(mut e: wit::Error, context: &str) -> wit::Error {
 }
 
 /// A core record as the WIT record.
-pub fn record(r: &Record) -> wit::Record {
+/// A record of `store` (or one just taken out of it) as a WIT record, with its embedding
+/// wherever the store keeps it ([`Store::embedding_of`]).
+pub fn record(store: &Store, r: &Record) -> wit::Record {
     wit::Record {
         id: r.id.clone(),
         seq: r.seq,
@@ -66,13 +68,23 @@ pub fn record(r: &Record) -> wit::Record {
         tags: r.tags.clone(),
         importance: r.importance,
         compact: r.compact.as_ref().map(compact_out),
-        embedding: r.embedding.clone(),
+        embedding: store.embedding_of(r).map(<[f32]>::to_vec),
     }
 }
 
-/// Core records as WIT records, in order.
-pub fn records(rs: &[&Record]) -> Vec<wit::Record> {
-    rs.iter().map(|r| record(r)).collect()
+/// Core records of `store` as WIT records, in order.
+pub fn records(store: &Store, rs: &[&Record]) -> Vec<wit::Record> {
+    rs.iter().map(|r| record(store, r)).collect()
+}
+
+/// The record a store call just added or changed, by the id the call gave back (its
+/// `&Record` borrows the store).
+pub fn changed(store: &Store, id: Result<String, CoreError>) -> Result<wit::Record, CoreError> {
+    let id = id?;
+    match store.get(&id) {
+        Some(r) => Ok(record(store, r)),
+        None => Err(CoreError::NotFound { id }),
+    }
 }
 
 /// A WIT new turn as the core's.

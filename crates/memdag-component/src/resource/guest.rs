@@ -63,8 +63,12 @@ impl GuestStore for MemoryStore {
         self.mutate(|s| {
             let mut out = Vec::with_capacity(turns.len());
             for (i, turn) in turns.into_iter().enumerate() {
-                let record = s.add_turn(turn).inspect_err(|_| refused = Some(i))?;
-                out.push(convert::record(record));
+                let id = s
+                    .add_turn(turn)
+                    .inspect_err(|_| refused = Some(i))?
+                    .id
+                    .clone();
+                out.push(convert::changed(s, Ok(id))?);
             }
             Ok(out)
         })
@@ -75,19 +79,19 @@ impl GuestStore for MemoryStore {
     }
 
     fn get(&self, id: String) -> Result<Option<Record>, Error> {
-        self.with_store(|s| Ok(s.get(&id).map(convert::record)))
+        self.with_store(|s| Ok(s.get(&id).map(|r| convert::record(s, r))))
     }
 
     fn get_as(&self, user: String, id: String) -> Result<Option<Record>, Error> {
-        self.with_store(|s| Ok(s.get_as(&user, &id).map(convert::record)))
+        self.with_store(|s| Ok(s.get_as(&user, &id).map(|r| convert::record(s, r))))
     }
 
     fn recent(&self, thread: String, n: u32) -> Result<Vec<Record>, Error> {
-        self.with_store(|s| Ok(convert::records(&s.recent(&thread, n as usize))))
+        self.with_store(|s| Ok(convert::records(s, &s.recent(&thread, n as usize))))
     }
 
     fn by_user(&self, user: String, n: u32) -> Result<Vec<Record>, Error> {
-        self.with_store(|s| Ok(convert::records(&s.by_user(&user, n as usize))))
+        self.with_store(|s| Ok(convert::records(s, &s.by_user(&user, n as usize))))
     }
 
     fn ancestors(
@@ -175,15 +179,18 @@ impl GuestStore for MemoryStore {
     }
 
     fn compact(&self, id: String, compactor: Compactor) -> Result<Record, Error> {
-        self.mutate(|s| match compactor {
-            Compactor::Extractive => s.compact_extractive(&id).map(convert::record),
-            Compactor::Llm => {
-                let previous = s.get(&id).and_then(|r| r.compact.clone());
-                s.compact_with(&id, previous.as_ref(), |prompt| {
-                    crate::bindings::memdag::core::llm::complete(prompt)
-                })
-                .map(convert::record)
-            }
+        self.mutate(|s| {
+            let changed = match compactor {
+                Compactor::Extractive => s.compact_extractive(&id).map(|r| r.id.clone()),
+                Compactor::Llm => {
+                    let previous = s.get(&id).and_then(|r| r.compact.clone());
+                    s.compact_with(&id, previous.as_ref(), |prompt| {
+                        crate::bindings::memdag::core::llm::complete(prompt)
+                    })
+                    .map(|r| r.id.clone())
+                }
+            };
+            convert::changed(s, changed)
         })
     }
 
@@ -195,7 +202,10 @@ impl GuestStore for MemoryStore {
     }
 
     fn apply_compaction(&self, id: String, answer: String) -> Result<Record, Error> {
-        self.mutate(|s| s.apply_compaction(&id, &answer).map(convert::record))
+        self.mutate(|s| {
+            let changed = s.apply_compaction(&id, &answer).map(|r| r.id.clone());
+            convert::changed(s, changed)
+        })
     }
 
     fn compact_tool_results(
@@ -228,7 +238,7 @@ impl GuestStore for MemoryStore {
     }
 
     fn delete(&self, id: String) -> Result<Record, Error> {
-        self.mutate(|s| s.delete(&id).map(|r| convert::record(&r)))
+        self.mutate(|s| s.delete(&id).map(|r| convert::record(s, &r)))
     }
 
     fn len(&self) -> Result<u64, Error> {
@@ -294,7 +304,7 @@ impl GuestStore for MemoryStore {
         };
         self.mutate(|s| {
             s.add_turn_with(turn, options).map(|a| Added {
-                record: convert::record(&a.record),
+                record: convert::record(s, &a.record),
                 dropped: a.dropped,
             })
         })

@@ -33,7 +33,7 @@ impl Store {
                     json!({ "memory": item })
                 }
                 None => {
-                    let mut v = record_to_value(r, true);
+                    let mut v = record_to_value(r, self.embedding_of(r));
                     if let Value::Object(o) = &mut v {
                         o.remove("seq");
                     }

@@ -300,10 +300,9 @@ impl Store {
         vector: Option<Vec<f32>>,
         f: impl FnOnce(&mut Record),
     ) -> Result<()> {
-        let prepared = match &vector {
-            Some(v) => Some(self.search.vectors.prepare(v)?),
-            None => None,
-        };
+        if let Some(v) = &vector {
+            self.search.vectors.check(v)?;
+        }
         let Some(mut record) = self.slots[slot as usize].take() else {
             return Err(Error::NotFound {
                 id: format!("slot {slot}"),
@@ -319,14 +318,15 @@ impl Store {
             self.search.text.remove(slot, &old);
             self.search.text.add(slot, &record);
         }
-        let reembed = text_changed && (prepared.is_some() || self.search.auto_embed());
+        let reembed = text_changed && (vector.is_some() || self.search.auto_embed());
         if reembed {
-            let new_vector = match (prepared, vector) {
-                (Some(p), Some(raw)) => {
-                    record.embedding = Some(raw);
-                    Some(p)
+            let new_vector = match vector {
+                // The index keeps the store's only copy (see `SearchIndex::admit`).
+                Some(raw) => {
+                    record.embedding = None;
+                    Some(raw)
                 }
-                _ => {
+                None => {
                     // With no vector given, `admit` only embeds with the built-in embedder,
                     // which cannot fail.
                     record.embedding = None;

@@ -496,7 +496,8 @@ impl Store {
         if negated(&new.text) != negated(&r.input) {
             return (Verdict::Unrelated, String::new());
         }
-        if let (Some(e), Some(_)) = (&new.embedding, &r.embedding) {
+        // The existing item's vector is in the index (`similarity` is none when it has none).
+        if let Some(e) = &new.embedding {
             if let Ok(q) = normalized(e) {
                 if let Some(cos) = self.search.vectors.similarity(slot, &q) {
                     if cos >= config.dedup_cosine {

@@ -1,10 +1,12 @@
 //! Vector arithmetic: dot product, normalization and the cosine distance.
 //!
-//! Vectors are stored normalized, so cosine similarity is a dot product and the distance is
-//! `1 − dot`. The portable dot product keeps 16 independent accumulators so the compiler turns
+//! Vectors are stored as the host gave them, each with its inverse norm, so that a store keeps
+//! one copy of each vector: the cosine similarity of a normalized query `q` and a stored `v` is
+//! `dot(q, v) · ‖v‖⁻¹`, and of two stored vectors `dot(a, b) · ‖a‖⁻¹ · ‖b‖⁻¹`. The portable dot product keeps 16 independent accumulators so the compiler turns
 //! it into SIMD code natively; on wasm32 built with `+simd128` an explicit `f32x4` path runs
 //! instead (four vectors of four lanes). Both sum in a fixed order, so results reproduce.
 
+use std::format;
 use std::vec::Vec;
 
 use crate::error::{Error, Result};
@@ -88,10 +90,55 @@ mod simd128 {
     }
 }
 
-/// The cosine distance of two normalized vectors: `1 − dot`.
+/// Stored vectors whose norm is larger are refused: their inverse would lose precision in an
+/// `f32`, and no embedding model comes near it.
+pub const MAX_NORM: f64 = 1e30;
+
+/// The cosine similarity of two vectors given with their inverse norms. Components so large
+/// that the `f32` dot product overflows are scaled first, in `f64`.
 #[inline]
-pub fn cosine_distance(a: &[f32], b: &[f32]) -> f32 {
-    1.0 - dot(a, b)
+pub fn scaled_similarity(a: &[f32], inv_a: f32, b: &[f32], inv_b: f32) -> f32 {
+    let d = dot(a, b);
+    if d.is_finite() {
+        d * inv_a * inv_b
+    } else {
+        wide_similarity(a, inv_a, b, inv_b)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn wide_similarity(a: &[f32], inv_a: f32, b: &[f32], inv_b: f32) -> f32 {
+    let (ia, ib) = (f64::from(inv_a), f64::from(inv_b));
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * ia * f64::from(*y) * ib)
+        .sum::<f64>() as f32
+}
+
+/// The inverse of the norm of a vector that can be stored: `None` for an empty, non-finite,
+/// zero or too long one (see [`MAX_NORM`]), as [`normalized`] refuses them.
+pub fn inverse_norm(v: &[f32]) -> Option<f32> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut sum = 0f64;
+    for x in v {
+        sum += f64::from(*x) * f64::from(*x);
+    }
+    let norm = sum.sqrt();
+    (norm.is_finite() && norm > 1e-12 && norm <= MAX_NORM).then(|| (1.0 / norm) as f32)
+}
+
+/// Checks that a vector can be stored (see [`inverse_norm`]), with the reason when not.
+pub fn check_storable(v: &[f32]) -> Result<()> {
+    if inverse_norm(v).is_some() {
+        return Ok(());
+    }
+    normalized(v)?;
+    Err(Error::invalid(format!(
+        "embedding's norm is above {MAX_NORM:e}; scale it down"
+    )))
 }
 
 /// A normalized copy of `v`. NaN, infinite, empty and zero vectors are an
@@ -159,5 +206,23 @@ mod tests {
         assert!(normalized(&[f32::NAN, 1.0]).is_err());
         let v = normalized(&[3.0, 4.0]).unwrap();
         assert!((dot(&v, &v) - 1.0).abs() < 1e-6);
+        for bad in [&[][..], &[0.0, 0.0], &[f32::NAN, 1.0], &[1e31, 0.0]] {
+            assert!(inverse_norm(bad).is_none(), "{bad:?}");
+            assert!(check_storable(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(inverse_norm(&[3.0, 4.0]), Some(0.2));
+        check_storable(&[1e29, 1.0]).unwrap();
+    }
+
+    #[test]
+    fn scaled_similarity_is_the_cosine_even_when_the_dot_overflows() {
+        let a = [3.0f32, 4.0];
+        let b = [4.0f32, 3.0];
+        let sim = scaled_similarity(&a, 0.2, &b, 0.2);
+        assert!((sim - 0.96).abs() < 1e-6, "{sim}");
+        let big = [3e29f32, 4e29];
+        let inv = inverse_norm(&big).unwrap();
+        let sim = scaled_similarity(&big, inv, &big, inv);
+        assert!((sim - 1.0).abs() < 1e-5, "{sim}");
     }
 }

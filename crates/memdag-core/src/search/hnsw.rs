@@ -1,4 +1,8 @@
-//! An incremental HNSW graph (Malkov and Yashunin, 2016) over normalized vectors.
+//! An incremental HNSW graph (Malkov and Yashunin, 2016) over cosine distance.
+//!
+//! Each node keeps its vector as the host gave it and the vector's inverse norm (see
+//! [`super::distance`]): normalized copies would double the memory of a store's vectors, since
+//! the raw ones must be kept for the host anyway.
 //!
 //! Notation as in the paper: `M` links a node keeps on layers above 0, `M0 = 2·M` on layer 0,
 //! `efConstruction` candidates while inserting, `ef` while searching, and a node's level drawn
@@ -18,7 +22,7 @@
 use std::collections::BinaryHeap;
 use std::vec::Vec;
 
-use super::distance::cosine_distance;
+use super::distance::scaled_similarity;
 use super::graph::{Near, Visited};
 
 /// A level value marking a deleted node.
@@ -52,6 +56,8 @@ pub struct Hnsw {
     pub(super) params: HnswParams,
     pub(super) dim: usize,
     pub(super) vectors: Vec<f32>,
+    /// The inverse norm of each node's vector.
+    pub(super) inv_norms: Vec<f32>,
     pub(super) keys: Vec<u64>,
     pub(super) levels: Vec<u8>,
     /// Layer-0 links, `2·M` slots a node; `len0` says how many are used.
@@ -103,6 +109,23 @@ impl Hnsw {
         &self.vectors[at..at + self.dim]
     }
 
+    /// The inverse norm of a node's vector.
+    pub fn inv_norm(&self, node: u32) -> f32 {
+        self.inv_norms[node as usize]
+    }
+
+    /// The cosine distance of a vector `q` (with inverse norm `q_inv`) to a node's.
+    #[inline]
+    pub fn distance(&self, q: &[f32], q_inv: f32, node: u32) -> f32 {
+        1.0 - scaled_similarity(q, q_inv, self.vector(node), self.inv_norm(node))
+    }
+
+    /// The cosine distance between two nodes' vectors.
+    #[inline]
+    fn node_distance(&self, a: u32, b: u32) -> f32 {
+        self.distance(self.vector(a), self.inv_norm(a), b)
+    }
+
     /// The level a node with `key` draws.
     pub fn level_for(&self, key: u64) -> u8 {
         let u = (splitmix64(key ^ self.params.seed) >> 11) as f64 / (1u64 << 53) as f64;
@@ -141,6 +164,7 @@ impl Hnsw {
     /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing.
     pub(super) fn reserve(&mut self, nodes: usize, dim: usize) {
         self.vectors.reserve(nodes * dim);
+        self.inv_norms.reserve(nodes);
         self.keys.reserve(nodes);
         self.levels.reserve(nodes);
         self.links0.reserve(nodes * self.m0());
@@ -149,9 +173,11 @@ impl Hnsw {
     }
 
     /// Appends a node without linking it; returns its id. Used by insert and by restore.
-    pub(super) fn push_node(&mut self, key: u64, vector: &[f32], level: u8) -> u32 {
+    /// `inv_norm` is the vector's inverse norm ([`super::distance::inverse_norm`]).
+    pub(super) fn push_node(&mut self, key: u64, vector: &[f32], inv_norm: f32, level: u8) -> u32 {
         let node = self.levels.len() as u32;
         self.vectors.extend_from_slice(vector);
+        self.inv_norms.push(inv_norm);
         self.keys.push(key);
         self.levels.push(level);
         self.links0.resize(self.links0.len() + self.m0(), 0);
@@ -175,17 +201,20 @@ impl Hnsw {
         }
     }
 
-    /// Inserts a normalized vector of `dim` floats under `key`; returns its node id.
-    pub fn insert(&mut self, key: u64, vector: &[f32]) -> u32 {
+    /// Inserts a vector of `dim` floats with its inverse norm under `key`; returns its node id.
+    pub fn insert(&mut self, key: u64, vector: &[f32], inv_norm: f32) -> u32 {
         let level = self.level_for(key);
-        let node = self.push_node(key, vector, level);
+        let node = self.push_node(key, vector, inv_norm, level);
         let Some(entry) = self.entry else {
             self.entry = Some(node);
             return node;
         };
+        // The walks below measure from a unit copy, as a query is.
+        let vector: Vec<f32> = vector.iter().map(|x| x * inv_norm).collect();
+        let vector = &vector[..];
         let top = self.levels[entry as usize];
         let mut ep = Near {
-            dist: cosine_distance(vector, self.vector(entry)),
+            dist: self.distance(vector, 1.0, entry),
             node: entry,
         };
         for lc in (level.saturating_add(1)..=top).rev() {
@@ -220,11 +249,10 @@ impl Hnsw {
         }
         links.push(node);
         if links.len() > max {
-            let v = self.vector(e);
             let mut cands: Vec<Near> = links
                 .iter()
                 .map(|&x| Near {
-                    dist: cosine_distance(v, self.vector(x)),
+                    dist: self.node_distance(e, x),
                     node: x,
                 })
                 .collect();
@@ -242,10 +270,9 @@ impl Hnsw {
             if out.len() >= m {
                 break;
             }
-            let cv = self.vector(c.node);
             if out
                 .iter()
-                .all(|r| cosine_distance(cv, self.vector(r.node)) > c.dist)
+                .all(|r| self.node_distance(c.node, r.node) > c.dist)
             {
                 out.push(*c);
             }
@@ -261,7 +288,7 @@ impl Hnsw {
                 if !self.is_live(x) {
                     continue;
                 }
-                let d = cosine_distance(q, self.vector(x));
+                let d = self.distance(q, 1.0, x);
                 if (Near { dist: d, node: x }) < ep {
                     ep = Near { dist: d, node: x };
                     moved = true;
@@ -306,7 +333,7 @@ impl Hnsw {
                     continue;
                 }
                 let n = Near {
-                    dist: cosine_distance(q, self.vector(x)),
+                    dist: self.distance(q, 1.0, x),
                     node: x,
                 };
                 if found.len() < ef || found.peek().is_some_and(|f| n < *f) {
@@ -329,7 +356,7 @@ impl Hnsw {
             return Vec::new();
         };
         let mut ep = Near {
-            dist: cosine_distance(q, self.vector(entry)),
+            dist: self.distance(q, 1.0, entry),
             node: entry,
         };
         for lc in (1..=self.levels[entry as usize]).rev() {
@@ -359,12 +386,11 @@ impl Hnsw {
                 .collect();
             let max = if lc == 0 { self.m0() } else { self.params.m };
             for &e in &gone {
-                let v = self.vector(e);
                 let mut cands: Vec<Near> = Vec::new();
                 for &x in self.links(e, lc).iter().chain(&gone) {
                     if x != e && self.is_live(x) && !cands.iter().any(|c| c.node == x) {
                         cands.push(Near {
-                            dist: cosine_distance(v, self.vector(x)),
+                            dist: self.node_distance(e, x),
                             node: x,
                         });
                     }

@@ -7,8 +7,9 @@
 //! The [`Store`] owns one [`SearchIndex`], updated by every add, delete and compact change:
 //! - [`postings`]: the inverted index, scored with BM25F ([`bm25`]) over terms from the
 //!   CJK-aware [`analyzer`], with English inflections folded by its light stemmer;
-//! - [`vectors`]: the store's vectors, normalized, in an incremental [`hnsw`] graph whose links
-//!   are persisted (see [`persist`]), so opening a stored memory never rebuilds the graph;
+//! - [`vectors`]: the store's vectors (its only copy of them, each with its inverse norm), in
+//!   an incremental [`hnsw`] graph whose links are persisted (see [`persist`]), so opening a
+//!   stored memory never rebuilds the graph;
 //! - [`embed`]: the built-in lexical embedder, used when the host gives no vectors and
 //!   [`SearchIndex::set_auto_embed`] is on;
 //! - [`keys`]: the derived keys of a record (user, calendar forms of `created_at`), indexed
@@ -82,17 +83,21 @@ impl SearchIndex {
         self.auto_embed = on;
     }
 
-    /// Checks a new record's embedding against the index, normalizing it, or embeds the
-    /// record when auto-embedding applies. Called before the store changes anything.
+    /// Checks a new record's embedding against the index, or embeds the record when
+    /// auto-embedding applies, and returns the vector to index, taken out of the record: the
+    /// index keeps a store's only copy of it. Called before the store changes anything; on an
+    /// error the record is unchanged.
     pub(crate) fn admit(&self, record: &mut Record) -> Result<Option<Vec<f32>>> {
         match &record.embedding {
-            Some(e) => self.vectors.prepare(e).map(Some),
+            Some(e) => {
+                self.vectors.check(e)?;
+                Ok(record.embedding.take())
+            }
             None if self.auto_embed
                 && matches!(self.vectors.dimension(), 0 | BUILTIN_DIMENSION) =>
             {
                 let text = crate::record::embedding_text(&record.input, &record.output);
-                record.embedding = builtin_embed(&text);
-                Ok(record.embedding.clone())
+                Ok(builtin_embed(&text))
             }
             None => Ok(None),
         }

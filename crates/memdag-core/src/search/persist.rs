@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::vec::Vec;
 
+use super::distance::inverse_norm;
 use super::postings::InvertedIndex;
 use super::SearchIndex;
 use crate::record::Record;
@@ -61,13 +62,16 @@ impl SearchIndex {
     /// Builds the indexes of freshly loaded records (`slots`, in slot order): the text index
     /// from the stored analyses `stored_text` adds (true when it did) or else from the records,
     /// starting from `text` (empty, or with the stored terms interned and room reserved), and
-    /// the graph from `graph`. `vectors` gives each slot's normalized vector.
+    /// the graph from `graph`. `vectors` appends a slot's vector, as stored, to the buffer it is
+    /// given (false when the slot has none); `with_vectors` is how many have one, for room.
     /// Returns the nodes that had to be inserted anew (their stored form is missing or stale).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn restore(
         &mut self,
         slots: &[Option<Record>],
         dimension: usize,
-        vectors: &dyn Fn(&Record, &mut Vec<f32>) -> bool,
+        with_vectors: usize,
+        vectors: &dyn Fn(Slot, &Record, &mut Vec<f32>) -> bool,
         graph: &dyn GraphSource,
         text: InvertedIndex,
         stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
@@ -82,11 +86,6 @@ impl SearchIndex {
         }
         let mut restored: Vec<u32> = Vec::new();
         let mut missing: Vec<(Slot, Vec<f32>)> = Vec::new();
-        let with_vectors = slots
-            .iter()
-            .flatten()
-            .filter(|r| r.embedding.is_some())
-            .count();
         idx.vectors.hnsw.reserve(with_vectors, dimension);
         let mut vector = Vec::new();
         for (slot, r) in slots.iter().enumerate() {
@@ -159,22 +158,25 @@ enum Restored {
 }
 
 impl SearchIndex {
-    /// The thread order, dedup key and graph node of one loaded record, its normalized vector
-    /// left in `vector`. A call per record: see `stored_vector` in [`crate::storage`] for why.
+    /// The thread order, dedup key and graph node of one loaded record, its vector left in
+    /// `vector`. A call per record: see `read_vector` in [`crate::storage`] for why.
     #[inline(never)]
     fn restore_slot(
         &mut self,
         slot: Slot,
         r: &Record,
         vector: &mut Vec<f32>,
-        vectors: &dyn Fn(&Record, &mut Vec<f32>) -> bool,
+        vectors: &dyn Fn(Slot, &Record, &mut Vec<f32>) -> bool,
         graph: &dyn GraphSource,
     ) -> Restored {
         self.add_meta(slot, r);
         vector.clear();
-        if !vectors(r, vector) {
+        if !vectors(slot, r, vector) {
             return Restored::NoVector;
         }
+        let Some(inv_norm) = inverse_norm(vector) else {
+            return Restored::NoVector;
+        };
         if self.vectors.dimension() == 0 {
             self.vectors.set_dimension(vector.len());
         }
@@ -183,7 +185,7 @@ impl SearchIndex {
         }
         match graph.level(r.seq).filter(|&l| l <= 16) {
             Some(level) => {
-                let node = self.vectors.hnsw.push_node(r.seq, vector, level);
+                let node = self.vectors.hnsw.push_node(r.seq, vector, inv_norm, level);
                 self.vectors.bind(slot, node);
                 Restored::Node(node)
             }

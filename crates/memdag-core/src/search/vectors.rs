@@ -1,7 +1,9 @@
 //! The vector index of a store: its fixed dimension, the HNSW graph, and exact scans.
 //!
 //! The first embedding fixes the dimension (persisted with the store's counters); any other
-//! length is an [`Error::InvalidInput`]. Vectors are stored normalized. A query without filters
+//! length is an [`Error::InvalidInput`]. Vectors are stored as given, each with its inverse
+//! norm, and this is the store's only copy of them: records in a store hold none (see
+//! [`crate::Store::embedding`]). A query is normalized. A query without filters
 //! walks the graph. A query with filters counts the records that pass: when they are few (at
 //! most [`EXACT_LIMIT`] or a tenth of the store) it scans them exactly, otherwise it walks the
 //! graph keeping only passing nodes, and falls back to the exact scan if that found too few.
@@ -9,7 +11,7 @@
 use std::format;
 use std::vec::Vec;
 
-use super::distance::{cosine_distance, dot, normalized};
+use super::distance::{check_storable, inverse_norm, normalized, scaled_similarity};
 use super::graph::Near;
 use super::hnsw::{Hnsw, HnswParams};
 use super::topk::TopK;
@@ -54,12 +56,24 @@ impl VectorIndex {
     /// Approximate heap bytes held by the vectors and the graph.
     pub fn heap_bytes(&self) -> usize {
         let n = self.hnsw.capacity();
-        n * (self.hnsw.dim * 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
+        n * (self.hnsw.dim * 4 + 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
             + self.slot_node.len() * 4
     }
 
-    /// Checks an embedding against the store's dimension and returns it normalized.
+    /// Checks a query's embedding against the store's dimension and returns it normalized.
     pub fn prepare(&self, embedding: &[f32]) -> Result<Vec<f32>> {
+        self.check_dimension(embedding)?;
+        normalized(embedding)
+    }
+
+    /// Checks that a record's embedding can be stored: the store's dimension, and a norm that
+    /// is neither zero nor too large.
+    pub fn check(&self, embedding: &[f32]) -> Result<()> {
+        self.check_dimension(embedding)?;
+        check_storable(embedding)
+    }
+
+    fn check_dimension(&self, embedding: &[f32]) -> Result<()> {
         let dim = self.dimension();
         if dim != 0 && embedding.len() != dim {
             return Err(Error::invalid(format!(
@@ -67,7 +81,12 @@ impl VectorIndex {
                 embedding.len()
             )));
         }
-        normalized(embedding)
+        Ok(())
+    }
+
+    /// The vector of a slot, as the host gave it.
+    pub fn vector(&self, slot: Slot) -> Option<&[f32]> {
+        self.node_of(slot).map(|n| self.hnsw.vector(n))
     }
 
     /// The node of a slot, if it has a vector.
@@ -89,13 +108,19 @@ impl VectorIndex {
         self.node_slot[node as usize] = slot;
     }
 
-    /// Adds the normalized vector of the record in `slot` (sequence number `key`). Returns
-    /// the nodes whose links changed, the new node first.
+    /// Adds the vector of the record in `slot` (sequence number `key`), which [`Self::check`]
+    /// accepted (else nothing is added). Returns the nodes whose links changed, the new node
+    /// first.
     pub fn add(&mut self, slot: Slot, key: u64, vector: &[f32]) -> Vec<u32> {
+        let dim = self.dimension();
+        let Some(inv_norm) = inverse_norm(vector).filter(|_| dim == 0 || vector.len() == dim)
+        else {
+            return Vec::new();
+        };
         if self.hnsw.dim == 0 {
             self.hnsw = Hnsw::new(vector.len(), HnswParams::default());
         }
-        let node = self.hnsw.insert(key, vector);
+        let node = self.hnsw.insert(key, vector, inv_norm);
         self.bind(slot, node);
         let mut touched = vec![node];
         for lc in 0..=self.hnsw.levels[node as usize] {
@@ -128,7 +153,8 @@ impl VectorIndex {
 
     /// The cosine similarity of a normalized query to the vector of `slot`.
     pub fn similarity(&self, slot: Slot, q: &[f32]) -> Option<f32> {
-        self.node_of(slot).map(|n| dot(q, self.hnsw.vector(n)))
+        self.node_of(slot)
+            .map(|n| scaled_similarity(q, 1.0, self.hnsw.vector(n), self.hnsw.inv_norm(n)))
     }
 
     /// The `k` most similar slots passing `keep`, as (slot, cosine similarity), best first.
@@ -176,7 +202,7 @@ impl VectorIndex {
         let mut top = TopK::new(k);
         for n in nodes {
             // TopK keeps the greatest; negate the distance, ties to the lower node.
-            top.push(n, -cosine_distance(q, self.hnsw.vector(n)));
+            top.push(n, -self.hnsw.distance(q, 1.0, n));
         }
         top.into_sorted()
             .into_iter()
