@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints the release wasm sizes of both faces, raw and gzip -9 after wasm-opt -Oz: the JS
 # package with and without the `tiktoken` feature, and the WIT component. A measurement,
-# not a test. Output goes to $CARGO_TARGET_DIR/sizes/.
+# not a test. Output goes to $CARGO_TARGET_DIR/sizes/. These are the smallest builds; the
+# package scripts/build-pkg.sh ships is built for speed (opt-level 3, SIMD) and is larger.
 source "$(dirname "$0")/lib.sh"
 ensure_rust_targets
 ensure_wasm_bindgen

@@ -287,3 +287,79 @@ fn cited_ids_are_found_in_a_reply_and_unknown_parents_can_be_dropped() {
     assert_eq!(added.record.parents, ["a", "b"]);
     assert_eq!(added.dropped, ["ghost"]);
 }
+
+/// A store keeps one copy of each vector, in its index: the record holds none, the store gives
+/// the vector back exactly as the host gave it (not normalized), through a flush and a reload,
+/// and a deleted record is handed back with it.
+#[test]
+fn a_vector_is_kept_once_and_given_back_exactly() {
+    let mut s = Store::new();
+    let given = vec![3.0f32, 4.0, 0.1];
+    let mut t = turn("v", "t", "vectors", &[]);
+    t.embedding = Some(given.clone());
+    s.add_turn(t).unwrap();
+    assert_eq!(
+        s.get("v").unwrap().embedding,
+        None,
+        "the index holds the only copy"
+    );
+    assert_eq!(s.embedding("v"), Some(&given[..]));
+    let hits = s
+        .search(&memdag_core::search::SearchQuery {
+            embedding: Some(vec![0.6, 0.8, 0.02]),
+            mode: memdag_core::search::SearchMode::Vector,
+            k: 1,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(hits[0].id, "v");
+    let cosine = hits[0].vector.expect("a vector score");
+    assert!(
+        (cosine - 1.0).abs() < 1e-4,
+        "cosine of a scaled copy is 1, got {cosine}"
+    );
+
+    let mut kv = std::collections::BTreeMap::new();
+    apply(&mut kv, &mut s);
+    let mut back = common::reload(&kv).unwrap();
+    assert_eq!(
+        back.embedding("v"),
+        Some(&given[..]),
+        "bit for bit after a reload"
+    );
+    assert_eq!(back.get("v").unwrap().embedding, None);
+    let deleted = back.delete("v").unwrap();
+    assert_eq!(
+        deleted.embedding,
+        Some(given),
+        "a deleted record comes back whole"
+    );
+    assert_eq!(back.embedding("v"), None);
+}
+
+/// A vector whose norm an `f32` inverse cannot carry is refused before anything changes;
+/// large but storable components still rank by cosine (the dot product is rescaled).
+#[test]
+fn a_vector_too_long_to_store_is_refused_and_large_ones_still_rank() {
+    let mut s = Store::new();
+    let mut t = turn("huge", "t", "x", &[]);
+    t.embedding = Some(vec![1e31, 0.0]);
+    let err = s.add_turn(t).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT", "{err}");
+    assert!(s.is_empty() && !s.has_changes());
+    for (id, v) in [("a", [1e25f32, 1e25]), ("b", [1e25, -1e25])] {
+        let mut t = turn(id, "t", id, &[]);
+        t.embedding = Some(v.to_vec());
+        s.add_turn(t).unwrap();
+    }
+    let hits = s
+        .search(&memdag_core::search::SearchQuery {
+            embedding: Some(vec![1.0, 0.9]),
+            mode: memdag_core::search::SearchMode::Vector,
+            k: 2,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(hits[0].id, "a");
+    assert!(hits[0].vector.unwrap() > 0.99 && hits[1].vector.unwrap().abs() < 0.1);
+}
