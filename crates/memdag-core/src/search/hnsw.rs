@@ -55,9 +55,9 @@ impl Default for HnswParams {
 pub struct Hnsw {
     pub(super) params: HnswParams,
     pub(super) dim: usize,
+    /// Each node's vector, then its inverse norm, then zeros up to [`Hnsw::stride`] floats: the
+    /// inverse norm is read with the vector, on the cache line after it.
     pub(super) vectors: Vec<f32>,
-    /// The inverse norm of each node's vector.
-    pub(super) inv_norms: Vec<f32>,
     pub(super) keys: Vec<u64>,
     pub(super) levels: Vec<u8>,
     /// Layer-0 links, `2·M` slots a node; `len0` says how many are used.
@@ -105,13 +105,19 @@ impl Hnsw {
 
     /// The vector of a node.
     pub fn vector(&self, node: u32) -> &[f32] {
-        let at = node as usize * self.dim;
+        let at = node as usize * self.stride();
         &self.vectors[at..at + self.dim]
+    }
+
+    /// Floats a node takes in `vectors`: its vector and inverse norm, rounded up to a multiple
+    /// of four, so every vector starts at the first one's alignment within a SIMD lane.
+    fn stride(&self) -> usize {
+        (self.dim + 4) & !3
     }
 
     /// The inverse norm of a node's vector.
     pub fn inv_norm(&self, node: u32) -> f32 {
-        self.inv_norms[node as usize]
+        self.vectors[node as usize * self.stride() + self.dim]
     }
 
     /// The cosine distance of a vector `q` (with inverse norm `q_inv`) to a node's.
@@ -163,8 +169,7 @@ impl Hnsw {
 
     /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing.
     pub(super) fn reserve(&mut self, nodes: usize, dim: usize) {
-        self.vectors.reserve(nodes * dim);
-        self.inv_norms.reserve(nodes);
+        self.vectors.reserve(nodes * ((dim + 4) & !3));
         self.keys.reserve(nodes);
         self.levels.reserve(nodes);
         self.links0.reserve(nodes * self.m0());
@@ -177,7 +182,9 @@ impl Hnsw {
     pub(super) fn push_node(&mut self, key: u64, vector: &[f32], inv_norm: f32, level: u8) -> u32 {
         let node = self.levels.len() as u32;
         self.vectors.extend_from_slice(vector);
-        self.inv_norms.push(inv_norm);
+        self.vectors.push(inv_norm);
+        let padding = self.stride() - self.dim - 1;
+        self.vectors.extend(core::iter::repeat_n(0.0, padding));
         self.keys.push(key);
         self.levels.push(level);
         self.links0.resize(self.links0.len() + self.m0(), 0);

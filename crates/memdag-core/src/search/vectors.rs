@@ -56,7 +56,8 @@ impl VectorIndex {
     /// Approximate heap bytes held by the vectors and the graph.
     pub fn heap_bytes(&self) -> usize {
         let n = self.hnsw.capacity();
-        n * (self.hnsw.dim * 4 + 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
+        let stride = (self.hnsw.dim + 4) & !3;
+        n * (stride * 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
             + self.slot_node.len() * 4
     }
 
