@@ -205,7 +205,7 @@ struct Chunk {
     uses_count: u64,
     /// The TEXT section being built: its dictionary, the records' entries, and whether every
     /// record so far came with an analysis (else the chunk has no TEXT section).
-    text_terms: std::collections::HashMap<String, u32>,
+    text_terms: hashbrown::HashMap<String, u32>,
     text_dict: Vec<u8>,
     text_entries: Vec<u8>,
     text_version: Option<(u8, u8)>,
@@ -356,11 +356,7 @@ impl Chunk {
 }
 
 /// The chunk-local id of a term, added to the chunk's dictionary if new.
-fn local_id(
-    ids: &mut std::collections::HashMap<String, u32>,
-    dict: &mut Vec<u8>,
-    term: &str,
-) -> u32 {
+fn local_id(ids: &mut hashbrown::HashMap<String, u32>, dict: &mut Vec<u8>, term: &str) -> u32 {
     if let Some(&id) = ids.get(term) {
         return id;
     }

@@ -19,7 +19,6 @@
 //! keys and the query, unless the index was set to exact terms before its first record
 //! ([`InvertedIndex::set_stemming`]).
 
-use std::collections::HashMap;
 use std::string::String;
 use std::sync::Mutex;
 use std::vec::Vec;
@@ -100,7 +99,9 @@ pub fn for_each_field(record: &Record, mut f: impl FnMut(Field, &str)) {
 /// Term dictionary, postings and lengths of the indexed records.
 #[derive(Debug, Default)]
 pub struct InvertedIndex {
-    terms: HashMap<String, u32>,
+    /// Hashed with hashbrown's default (foldhash), which is cheaper than std's SipHash on
+    /// short keys: opening a store interns every term of every stored dictionary.
+    terms: hashbrown::HashMap<String, u32>,
     postings: Vec<Vec<Posting>>,
     /// Field lengths in terms, by slot; zero for unindexed slots.
     doc_len: Vec<[u32; FIELDS]>,
