@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::keys::{self, HEAD_KEY};
 use crate::record::Record;
 use crate::search::bm25::FIELDS;
-use crate::search::persist::{GraphSource, SeqMap};
+use crate::search::persist::{GraphSource, SeqMap, VectorSource};
 use crate::search::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::segment::{
     decode_commit, encode_commit, read_chunks, read_f32s, split_parts, ChunkBytes, Commit,
@@ -1092,20 +1092,15 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         index.add_analyzed(slot, &terms, lens, &keys, keys_len);
         true
     };
-    let with_vectors = vector_at.iter().filter(|a| a.1 != u32::MAX).count();
-    let stored_vector =
-        |slot: Slot, _: &Record, out: &mut Vec<f32>| match vector_at.get(slot as usize) {
-            Some(&(vi, vx)) if vx != u32::MAX => {
-                read_vector(&views[vi as usize], vx as usize, out);
-                true
-            }
-            _ => false,
-        };
+    let vectors = SegmentVectors {
+        views: &views,
+        count: vector_at.iter().filter(|a| a.1 != u32::MAX).count(),
+        at: vector_at,
+    };
     let inserted = restore_search(
         &mut store,
         commit.dimension as usize,
-        with_vectors,
-        &stored_vector,
+        &vectors,
         &graph,
         text_index,
         &mut stored_text,
@@ -1137,13 +1132,51 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     Ok(store)
 }
 
-/// Appends vector `i` of a chunk to `out` as floats. Not inlined, here and in the other
-/// per-record steps of opening: V8 runs a function's first calls unoptimized and optimizes it
-/// for later calls, so the work of one record must be a call of its own to be optimized within
-/// one open.
-#[inline(never)]
-fn read_vector(view: &SegmentView<'_>, i: usize, out: &mut Vec<f32>) {
-    read_f32s(view.vector_bytes(i), out);
+/// The vectors of a v2 store: each loaded record's (chunk, vector index) in slot order,
+/// `u32::MAX` for none, read straight from the chunks' f32 blocks.
+struct SegmentVectors<'a> {
+    views: &'a [SegmentView<'a>],
+    at: Vec<(u32, u32)>,
+    count: usize,
+}
+
+impl VectorSource for SegmentVectors<'_> {
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Not inlined, here and in the other per-record steps of opening: V8 runs a function's
+    /// first calls unoptimized and optimizes it for later calls, so the work of one record
+    /// must be a call of its own to be optimized within one open.
+    #[inline(never)]
+    fn read(&self, slot: Slot, _: &Record, out: &mut Vec<f32>) -> bool {
+        match self.at.get(slot as usize) {
+            Some(&(vi, vx)) if vx != u32::MAX => {
+                read_f32s(self.views[vi as usize].vector_bytes(vx as usize), out);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The vectors of a v1 store, in its decoded records (how many have one).
+struct RecordVectors(usize);
+
+impl VectorSource for RecordVectors {
+    fn count(&self) -> usize {
+        self.0
+    }
+
+    fn read(&self, _: Slot, record: &Record, out: &mut Vec<f32>) -> bool {
+        match &record.embedding {
+            Some(e) => {
+                out.extend_from_slice(e);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// New segments never take the generation of an orphan, so an orphan's parts are never
@@ -1215,18 +1248,11 @@ fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
                 .map(|_| (n.seq, n))
         })
         .collect();
-    let with_vectors = store.iter().filter(|r| r.embedding.is_some()).count();
+    let vectors = RecordVectors(store.iter().filter(|r| r.embedding.is_some()).count());
     restore_search(
         &mut store,
         meta.dimension as usize,
-        with_vectors,
-        &|_, r: &Record, out: &mut Vec<f32>| match &r.embedding {
-            Some(e) => {
-                out.extend_from_slice(e);
-                true
-            }
-            None => false,
-        },
+        &vectors,
         &V1Graph(by_seq),
         InvertedIndex::default(),
         &mut |_, _| false,
@@ -1241,26 +1267,16 @@ fn load_v1(by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
 /// Restores the search indexes of a loaded store (see [`crate::search::SearchIndex::restore`]).
 /// Afterwards a record whose vector the index took holds none, and one whose stored vector
 /// the index refused (of another dimension, say) holds it, so no vector is kept twice or lost.
-#[allow(clippy::too_many_arguments)]
 fn restore_search(
     store: &mut Store,
     dimension: usize,
-    with_vectors: usize,
-    vectors: &dyn Fn(Slot, &Record, &mut Vec<f32>) -> bool,
+    vectors: &dyn VectorSource,
     graph: &dyn GraphSource,
     text: InvertedIndex,
     stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
 ) -> Vec<u32> {
     let mut search = core::mem::take(&mut store.search);
-    let inserted = search.restore(
-        &store.slots,
-        dimension,
-        with_vectors,
-        vectors,
-        graph,
-        text,
-        stored_text,
-    );
+    let inserted = search.restore(&store.slots, dimension, vectors, graph, text, stored_text);
     let mut buffer = Vec::new();
     for (slot, r) in store.slots.iter_mut().enumerate() {
         let Some(r) = r else { continue };
@@ -1269,7 +1285,7 @@ fn restore_search(
             r.embedding = None;
         } else if r.embedding.is_none() {
             buffer.clear();
-            if vectors(slot, r, &mut buffer) {
+            if vectors.read(slot, r, &mut buffer) {
                 r.embedding = Some(buffer.clone());
             }
         }

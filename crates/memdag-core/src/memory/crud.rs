@@ -320,19 +320,10 @@ impl Store {
         }
         let reembed = text_changed && (vector.is_some() || self.search.auto_embed());
         if reembed {
-            let new_vector = match vector {
-                // The index keeps the store's only copy (see `SearchIndex::admit`).
-                Some(raw) => {
-                    record.embedding = None;
-                    Some(raw)
-                }
-                None => {
-                    // With no vector given, `admit` only embeds with the built-in embedder,
-                    // which cannot fail.
-                    record.embedding = None;
-                    self.search.admit(&mut record).unwrap_or(None)
-                }
-            };
+            // The index keeps the store's only copy (see `SearchIndex::admit`). With no vector
+            // given, `admit` only embeds with the built-in embedder, which cannot fail.
+            record.embedding = None;
+            let new_vector = vector.or_else(|| self.search.admit(&mut record).unwrap_or(None));
             if let Some((_, repaired)) = self.search.vectors.remove(slot) {
                 for node in repaired {
                     self.dirty.mark(Touched::Node(node));

@@ -2,9 +2,10 @@
 //!
 //! Vectors are stored as the host gave them, each with its inverse norm, so that a store keeps
 //! one copy of each vector: the cosine similarity of a normalized query `q` and a stored `v` is
-//! `dot(q, v) · ‖v‖⁻¹`, and of two stored vectors `dot(a, b) · ‖a‖⁻¹ · ‖b‖⁻¹`. The portable dot product keeps 16 independent accumulators so the compiler turns
-//! it into SIMD code natively; on wasm32 built with `+simd128` an explicit `f32x4` path runs
-//! instead (four vectors of four lanes). Both sum in a fixed order, so results reproduce.
+//! `dot(q, v) · ‖v‖⁻¹`, and of two stored vectors `dot(a, b) · ‖a‖⁻¹ · ‖b‖⁻¹`. The portable
+//! dot product keeps 16 independent accumulators so the compiler turns it into SIMD code
+//! natively; on wasm32 built with `+simd128` an explicit `f32x4` path runs instead (four
+//! vectors of four lanes). Both sum in a fixed order, so results reproduce.
 
 use std::format;
 use std::vec::Vec;
@@ -90,8 +91,8 @@ mod simd128 {
     }
 }
 
-/// Stored vectors whose norm is larger are refused: their inverse would lose precision in an
-/// `f32`, and no embedding model comes near it.
+/// Stored vectors whose norm is larger are refused: it keeps a stored vector's inverse norm a
+/// normal `f32` with room to spare, and no embedding model comes near it.
 pub const MAX_NORM: f64 = 1e30;
 
 /// The cosine similarity of two vectors given with their inverse norms. Components so large
@@ -116,73 +117,49 @@ fn wide_similarity(a: &[f32], inv_a: f32, b: &[f32], inv_b: f32) -> f32 {
         .sum::<f64>() as f32
 }
 
-/// The inverse of the norm of a vector that can be stored: `None` for an empty, non-finite,
-/// zero or too long one (see [`MAX_NORM`]), as [`normalized`] refuses them.
-pub fn inverse_norm(v: &[f32]) -> Option<f32> {
+/// The norm of `v`, in `f64`, in one pass; an [`Error::InvalidInput`] for an empty, non-finite
+/// or zero vector. (The squares of finite `f32`s cannot overflow an `f64` sum, so a sum that is
+/// not finite means a component is not.)
+fn checked_norm(v: &[f32]) -> Result<f64> {
     if v.is_empty() {
-        return None;
+        return Err(Error::invalid("embedding must not be empty"));
     }
     let mut sum = 0f64;
     for x in v {
         sum += f64::from(*x) * f64::from(*x);
     }
     let norm = sum.sqrt();
-    (norm.is_finite() && norm > 1e-12 && norm <= MAX_NORM).then(|| (1.0 / norm) as f32)
+    if !norm.is_finite() {
+        return Err(Error::invalid("embedding must contain only finite numbers"));
+    }
+    if norm <= 1e-12 {
+        return Err(Error::invalid("embedding must not be the zero vector"));
+    }
+    Ok(norm)
 }
 
-/// Checks that a vector can be stored (see [`inverse_norm`]), with the reason when not.
-pub fn check_storable(v: &[f32]) -> Result<()> {
-    if inverse_norm(v).is_some() {
-        return Ok(());
+/// The inverse norm of a vector that can be stored: what [`normalized`] accepts, with a norm
+/// of at most [`MAX_NORM`]; an [`Error::InvalidInput`] saying why not.
+pub fn check_storable(v: &[f32]) -> Result<f32> {
+    let norm = checked_norm(v)?;
+    if norm > MAX_NORM {
+        return Err(Error::invalid(format!(
+            "embedding's norm is above {MAX_NORM:e}; scale it down"
+        )));
     }
-    normalized(v)?;
-    Err(Error::invalid(format!(
-        "embedding's norm is above {MAX_NORM:e}; scale it down"
-    )))
+    Ok((1.0 / norm) as f32)
+}
+
+/// [`check_storable`] without the reason.
+pub fn inverse_norm(v: &[f32]) -> Option<f32> {
+    check_storable(v).ok()
 }
 
 /// A normalized copy of `v`. NaN, infinite, empty and zero vectors are an
 /// [`Error::InvalidInput`].
 pub fn normalized(v: &[f32]) -> Result<Vec<f32>> {
-    if v.is_empty() {
-        return Err(Error::invalid("embedding must not be empty"));
-    }
-    if v.iter().any(|x| !x.is_finite()) {
-        return Err(Error::invalid("embedding must contain only finite numbers"));
-    }
-    let norm = v
-        .iter()
-        .map(|x| f64::from(*x) * f64::from(*x))
-        .sum::<f64>()
-        .sqrt();
-    if norm.is_nan() || norm <= 1e-12 || !norm.is_finite() {
-        return Err(Error::invalid("embedding must not be the zero vector"));
-    }
-    let mut out = Vec::with_capacity(v.len());
-    push_scaled(v, norm, &mut out);
-    Ok(out)
-}
-
-/// Appends the normalized `v` to `out`, as [`normalized`] computes it; false (appending
-/// nothing) where [`normalized`] would fail or there is no vector.
-pub fn normalize_into(v: Option<&[f32]>, out: &mut Vec<f32>) -> bool {
-    let Some(v) = v.filter(|v| !v.is_empty()) else {
-        return false;
-    };
-    let mut sum = 0f64;
-    for x in v {
-        sum += f64::from(*x) * f64::from(*x);
-    }
-    let norm = sum.sqrt();
-    if !norm.is_finite() || norm <= 1e-12 {
-        return false;
-    }
-    push_scaled(v, norm, out);
-    true
-}
-
-fn push_scaled(v: &[f32], norm: f64, out: &mut Vec<f32>) {
-    out.extend(v.iter().map(|x| (f64::from(*x) / norm) as f32));
+    let norm = checked_norm(v)?;
+    Ok(v.iter().map(|x| (f64::from(*x) / norm) as f32).collect())
 }
 
 #[cfg(test)]

@@ -105,19 +105,20 @@ impl Hnsw {
 
     /// The vector of a node.
     pub fn vector(&self, node: u32) -> &[f32] {
-        let at = node as usize * self.stride();
+        let at = node as usize * Self::stride(self.dim);
         &self.vectors[at..at + self.dim]
     }
 
-    /// Floats a node takes in `vectors`: its vector and inverse norm, rounded up to a multiple
-    /// of four, so every vector starts at the first one's alignment within a SIMD lane.
-    fn stride(&self) -> usize {
-        (self.dim + 4) & !3
+    /// Floats a node of `dim` floats takes in `vectors`: its vector and inverse norm, rounded
+    /// up to a multiple of four, so every vector starts at the first one's alignment within a
+    /// SIMD lane.
+    pub(super) fn stride(dim: usize) -> usize {
+        (dim + 4) & !3
     }
 
     /// The inverse norm of a node's vector.
     pub fn inv_norm(&self, node: u32) -> f32 {
-        self.vectors[node as usize * self.stride() + self.dim]
+        self.vectors[node as usize * Self::stride(self.dim) + self.dim]
     }
 
     /// The cosine distance of a vector `q` (with inverse norm `q_inv`) to a node's.
@@ -169,7 +170,7 @@ impl Hnsw {
 
     /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing.
     pub(super) fn reserve(&mut self, nodes: usize, dim: usize) {
-        self.vectors.reserve(nodes * ((dim + 4) & !3));
+        self.vectors.reserve(nodes * Self::stride(dim));
         self.keys.reserve(nodes);
         self.levels.reserve(nodes);
         self.links0.reserve(nodes * self.m0());
@@ -183,7 +184,7 @@ impl Hnsw {
         let node = self.levels.len() as u32;
         self.vectors.extend_from_slice(vector);
         self.vectors.push(inv_norm);
-        let padding = self.stride() - self.dim - 1;
+        let padding = Self::stride(self.dim) - self.dim - 1;
         self.vectors.extend(core::iter::repeat_n(0.0, padding));
         self.keys.push(key);
         self.levels.push(level);

@@ -29,6 +29,14 @@ pub trait GraphSource {
     fn links(&self, seq: u64, f: &mut dyn FnMut(u8, u64));
 }
 
+/// Where a restore finds the stored vectors, by slot.
+pub trait VectorSource {
+    /// How many slots have a vector (room is made for them first).
+    fn count(&self) -> usize;
+    /// Appends the stored vector of `slot` (holding `record`) to `out`; false if it has none.
+    fn read(&self, slot: Slot, record: &Record, out: &mut Vec<f32>) -> bool;
+}
+
 impl SearchIndex {
     /// The level of a live node and its live links per layer, as sequence numbers.
     pub(crate) fn node_links(&self, node: u32) -> Option<(u64, u8, Vec<Vec<u64>>)> {
@@ -62,16 +70,13 @@ impl SearchIndex {
     /// Builds the indexes of freshly loaded records (`slots`, in slot order): the text index
     /// from the stored analyses `stored_text` adds (true when it did) or else from the records,
     /// starting from `text` (empty, or with the stored terms interned and room reserved), and
-    /// the graph from `graph`. `vectors` appends a slot's vector, as stored, to the buffer it is
-    /// given (false when the slot has none); `with_vectors` is how many have one, for room.
+    /// the graph from `graph`, and the vectors, as stored, from `vectors`.
     /// Returns the nodes that had to be inserted anew (their stored form is missing or stale).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn restore(
         &mut self,
         slots: &[Option<Record>],
         dimension: usize,
-        with_vectors: usize,
-        vectors: &dyn Fn(Slot, &Record, &mut Vec<f32>) -> bool,
+        vectors: &dyn VectorSource,
         graph: &dyn GraphSource,
         text: InvertedIndex,
         stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
@@ -86,7 +91,7 @@ impl SearchIndex {
         }
         let mut restored: Vec<u32> = Vec::new();
         let mut missing: Vec<(Slot, Vec<f32>)> = Vec::new();
-        idx.vectors.hnsw.reserve(with_vectors, dimension);
+        idx.vectors.hnsw.reserve(vectors.count(), dimension);
         let mut vector = Vec::new();
         for (slot, r) in slots.iter().enumerate() {
             let Some(r) = r else { continue };
@@ -159,19 +164,19 @@ enum Restored {
 
 impl SearchIndex {
     /// The thread order, dedup key and graph node of one loaded record, its vector left in
-    /// `vector`. A call per record: see `read_vector` in [`crate::storage`] for why.
+    /// `vector`. A call per record: see `SegmentVectors::read` in [`crate::storage`] for why.
     #[inline(never)]
     fn restore_slot(
         &mut self,
         slot: Slot,
         r: &Record,
         vector: &mut Vec<f32>,
-        vectors: &dyn Fn(Slot, &Record, &mut Vec<f32>) -> bool,
+        vectors: &dyn VectorSource,
         graph: &dyn GraphSource,
     ) -> Restored {
         self.add_meta(slot, r);
         vector.clear();
-        if !vectors(slot, r, vector) {
+        if !vectors.read(slot, r, vector) {
             return Restored::NoVector;
         }
         let Some(inv_norm) = inverse_norm(vector) else {

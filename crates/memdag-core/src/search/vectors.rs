@@ -56,8 +56,7 @@ impl VectorIndex {
     /// Approximate heap bytes held by the vectors and the graph.
     pub fn heap_bytes(&self) -> usize {
         let n = self.hnsw.capacity();
-        let stride = (self.hnsw.dim + 4) & !3;
-        n * (stride * 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
+        n * (Hnsw::stride(self.hnsw.dim) * 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
             + self.slot_node.len() * 4
     }
 
@@ -71,7 +70,7 @@ impl VectorIndex {
     /// is neither zero nor too large.
     pub fn check(&self, embedding: &[f32]) -> Result<()> {
         self.check_dimension(embedding)?;
-        check_storable(embedding)
+        check_storable(embedding).map(drop)
     }
 
     fn check_dimension(&self, embedding: &[f32]) -> Result<()> {
