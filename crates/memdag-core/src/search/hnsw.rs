@@ -22,7 +22,7 @@
 use std::collections::BinaryHeap;
 use std::vec::Vec;
 
-use super::distance::scaled_similarity;
+use super::distance::{dot, scaled_similarity};
 use super::graph::{Near, Visited};
 
 /// A level value marking a deleted node.
@@ -121,16 +121,31 @@ impl Hnsw {
         self.vectors[node as usize * Self::stride(self.dim) + self.dim]
     }
 
-    /// The cosine distance of a vector `q` (with inverse norm `q_inv`) to a node's.
+    /// The cosine similarity of a unit vector `q` to a node's vector. It needs no overflow
+    /// guard: `|dot(q, v)| ≤ ‖v‖ ≤` [`MAX_NORM`](super::distance::MAX_NORM), and so is every
+    /// partial sum, far below `f32::MAX`.
     #[inline]
-    pub fn distance(&self, q: &[f32], q_inv: f32, node: u32) -> f32 {
-        1.0 - scaled_similarity(q, q_inv, self.vector(node), self.inv_norm(node))
+    pub fn similarity(&self, q: &[f32], node: u32) -> f32 {
+        let at = node as usize * Self::stride(self.dim);
+        let stored = &self.vectors[at..at + self.dim + 1];
+        dot(q, &stored[..self.dim]) * stored[self.dim]
     }
 
-    /// The cosine distance between two nodes' vectors.
+    /// The cosine distance of a unit vector `q` to a node's: the hot path of every walk.
+    #[inline]
+    pub fn distance(&self, q: &[f32], node: u32) -> f32 {
+        1.0 - self.similarity(q, node)
+    }
+
+    /// The cosine distance between two nodes' vectors, whose dot product may overflow.
     #[inline]
     fn node_distance(&self, a: u32, b: u32) -> f32 {
-        self.distance(self.vector(a), self.inv_norm(a), b)
+        1.0 - scaled_similarity(
+            self.vector(a),
+            self.inv_norm(a),
+            self.vector(b),
+            self.inv_norm(b),
+        )
     }
 
     /// The level a node with `key` draws.
@@ -222,7 +237,7 @@ impl Hnsw {
         let vector = &vector[..];
         let top = self.levels[entry as usize];
         let mut ep = Near {
-            dist: self.distance(vector, 1.0, entry),
+            dist: self.distance(vector, entry),
             node: entry,
         };
         for lc in (level.saturating_add(1)..=top).rev() {
@@ -296,7 +311,7 @@ impl Hnsw {
                 if !self.is_live(x) {
                     continue;
                 }
-                let d = self.distance(q, 1.0, x);
+                let d = self.distance(q, x);
                 if (Near { dist: d, node: x }) < ep {
                     ep = Near { dist: d, node: x };
                     moved = true;
@@ -341,7 +356,7 @@ impl Hnsw {
                     continue;
                 }
                 let n = Near {
-                    dist: self.distance(q, 1.0, x),
+                    dist: self.distance(q, x),
                     node: x,
                 };
                 if found.len() < ef || found.peek().is_some_and(|f| n < *f) {
@@ -364,7 +379,7 @@ impl Hnsw {
             return Vec::new();
         };
         let mut ep = Near {
-            dist: self.distance(q, 1.0, entry),
+            dist: self.distance(q, entry),
             node: entry,
         };
         for lc in (1..=self.levels[entry as usize]).rev() {

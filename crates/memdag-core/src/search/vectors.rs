@@ -11,7 +11,7 @@
 use std::format;
 use std::vec::Vec;
 
-use super::distance::{check_storable, inverse_norm, normalized, scaled_similarity};
+use super::distance::{check_storable, inverse_norm, normalized};
 use super::graph::Near;
 use super::hnsw::{Hnsw, HnswParams};
 use super::topk::TopK;
@@ -153,8 +153,7 @@ impl VectorIndex {
 
     /// The cosine similarity of a normalized query to the vector of `slot`.
     pub fn similarity(&self, slot: Slot, q: &[f32]) -> Option<f32> {
-        self.node_of(slot)
-            .map(|n| scaled_similarity(q, 1.0, self.hnsw.vector(n), self.hnsw.inv_norm(n)))
+        self.node_of(slot).map(|n| self.hnsw.similarity(q, n))
     }
 
     /// The `k` most similar slots passing `keep`, as (slot, cosine similarity), best first.
@@ -202,7 +201,7 @@ impl VectorIndex {
         let mut top = TopK::new(k);
         for n in nodes {
             // TopK keeps the greatest; negate the distance, ties to the lower node.
-            top.push(n, -self.hnsw.distance(q, 1.0, n));
+            top.push(n, -self.hnsw.distance(q, n));
         }
         top.into_sorted()
             .into_iter()
