@@ -55,9 +55,12 @@ impl Default for HnswParams {
 pub struct Hnsw {
     pub(super) params: HnswParams,
     pub(super) dim: usize,
-    /// Each node's vector, then its inverse norm, then zeros up to [`Hnsw::stride`] floats: the
-    /// inverse norm is read with the vector, on the cache line after it.
+    /// Each node's vector, `dim` floats apiece, back to back.
     pub(super) vectors: Vec<f32>,
+    /// Each node's inverse norm, in an array of its own: interleaved after each vector it
+    /// cost every distance a cache line more, and a query at 100k ran slower for it
+    /// (memdag-bench --only vector, alternated builds, 2026-12-02).
+    inv_norms: Vec<f32>,
     pub(super) keys: Vec<u64>,
     pub(super) levels: Vec<u8>,
     /// Layer-0 links, `2·M` slots a node; `len0` says how many are used.
@@ -105,20 +108,18 @@ impl Hnsw {
 
     /// The vector of a node.
     pub fn vector(&self, node: u32) -> &[f32] {
-        let at = node as usize * Self::stride(self.dim);
+        let at = node as usize * self.dim;
         &self.vectors[at..at + self.dim]
     }
 
-    /// Floats a node of `dim` floats takes in `vectors`: its vector and inverse norm, rounded
-    /// up to a multiple of four, so every vector starts at the first one's alignment within a
-    /// SIMD lane.
+    /// Floats a node of `dim` floats takes: its vector and its inverse norm.
     pub(super) fn stride(dim: usize) -> usize {
-        (dim + 4) & !3
+        dim + 1
     }
 
     /// The inverse norm of a node's vector.
     pub fn inv_norm(&self, node: u32) -> f32 {
-        self.vectors[node as usize * Self::stride(self.dim) + self.dim]
+        self.inv_norms[node as usize]
     }
 
     /// The cosine similarity of a unit vector `q` to a node's vector. It needs no overflow
@@ -126,9 +127,7 @@ impl Hnsw {
     /// partial sum, far below `f32::MAX`.
     #[inline]
     pub fn similarity(&self, q: &[f32], node: u32) -> f32 {
-        let at = node as usize * Self::stride(self.dim);
-        let stored = &self.vectors[at..at + self.dim + 1];
-        dot(q, &stored[..self.dim]) * stored[self.dim]
+        dot(q, self.vector(node)) * self.inv_norm(node)
     }
 
     /// The cosine distance of a unit vector `q` to a node's: the hot path of every walk.
@@ -185,7 +184,8 @@ impl Hnsw {
 
     /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing.
     pub(super) fn reserve(&mut self, nodes: usize, dim: usize) {
-        self.vectors.reserve(nodes * Self::stride(dim));
+        self.vectors.reserve(nodes * dim);
+        self.inv_norms.reserve(nodes);
         self.keys.reserve(nodes);
         self.levels.reserve(nodes);
         self.links0.reserve(nodes * self.m0());
@@ -198,9 +198,7 @@ impl Hnsw {
     pub(super) fn push_node(&mut self, key: u64, vector: &[f32], inv_norm: f32, level: u8) -> u32 {
         let node = self.levels.len() as u32;
         self.vectors.extend_from_slice(vector);
-        self.vectors.push(inv_norm);
-        let padding = Self::stride(self.dim) - self.dim - 1;
-        self.vectors.extend(core::iter::repeat_n(0.0, padding));
+        self.inv_norms.push(inv_norm);
         self.keys.push(key);
         self.levels.push(level);
         self.links0.resize(self.links0.len() + self.m0(), 0);
