@@ -9,9 +9,9 @@
 //! A writer ([`DirKv::open`]) holds an exclusive lock on the file `.lock` in the directory for
 //! as long as it (or a clone) lives; a reader ([`DirKv::open_read_only`]) holds a shared one.
 //! So one writer at a time, and no reader while it writes (a reader listing the directory
-//! could otherwise miss a segment a merge is replacing). A second opener fails at once with
-//! [`io::ErrorKind::WouldBlock`] and a message naming the directory: the CLI reports it as
-//! `BUSY`. Locks are advisory (`flock`) and released by the OS when a process dies, so a
+//! could otherwise miss a segment a merge is replacing). A second opener waits about a tenth
+//! of a second, then fails with [`io::ErrorKind::WouldBlock`] and a message naming the
+//! directory: the CLI reports it as `BUSY`. Locks are advisory (`flock`) and released by the OS when a process dies, so a
 //! `kill -9` never leaves a store locked.
 //!
 //! Leftover `.tmp-*` files from a crash are removed by a writer's open only: it holds the
@@ -169,7 +169,12 @@ impl Kv for DirKv {
     }
 }
 
-/// Takes the store's lock, exclusive for a writer; fails at once if it is held.
+/// How many more times a held lock is tried, [`LOCK_RETRY_PAUSE`] apart, before BUSY.
+const LOCK_RETRIES: u32 = 20;
+const LOCK_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Takes the store's lock, exclusive for a writer; fails with BUSY if it stays held for about
+/// a tenth of a second.
 fn lock(dir: &Path, exclusive: bool) -> io::Result<File> {
     let path = dir.join(LOCK_FILE);
     let file = OpenOptions::new()
@@ -179,11 +184,24 @@ fn lock(dir: &Path, exclusive: bool) -> io::Result<File> {
         .truncate(false)
         .open(&path)
         .map_err(|e| annotate(e, "open lock file", &path))?;
-    let taken = if exclusive {
-        file.try_lock()
-    } else {
-        file.try_lock_shared()
+    let try_lock = || {
+        if exclusive {
+            file.try_lock()
+        } else {
+            file.try_lock_shared()
+        }
     };
+    // A lock can look held for an instant after its holder let go: a process that forks (to
+    // run an embedder command, say) while the lock file is open keeps a copy of it until the
+    // child's exec closes it. So a held lock is tried again for a little while before BUSY.
+    let mut taken = try_lock();
+    for _ in 0..LOCK_RETRIES {
+        if !matches!(taken, Err(TryLockError::WouldBlock)) {
+            break;
+        }
+        std::thread::sleep(LOCK_RETRY_PAUSE);
+        taken = try_lock();
+    }
     match taken {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => Err(io::Error::new(
