@@ -112,11 +112,6 @@ impl Hnsw {
         &self.vectors[at..at + self.dim]
     }
 
-    /// Floats a node of `dim` floats takes: its vector and its inverse norm.
-    pub(super) fn stride(dim: usize) -> usize {
-        dim + 1
-    }
-
     /// The inverse norm of a node's vector.
     pub fn inv_norm(&self, node: u32) -> f32 {
         self.inv_norms[node as usize]

@@ -56,7 +56,8 @@ impl VectorIndex {
     /// Approximate heap bytes held by the vectors and the graph.
     pub fn heap_bytes(&self) -> usize {
         let n = self.hnsw.capacity();
-        n * (Hnsw::stride(self.hnsw.dim) * 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
+        // A node's vector and inverse norm, layer-0 links, len0, key, level, upper, slot.
+        n * ((self.hnsw.dim + 1) * 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
             + self.slot_node.len() * 4
     }
 

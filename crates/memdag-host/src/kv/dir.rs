@@ -11,8 +11,8 @@
 //! So one writer at a time, and no reader while it writes (a reader listing the directory
 //! could otherwise miss a segment a merge is replacing). A second opener waits about a tenth
 //! of a second, then fails with [`io::ErrorKind::WouldBlock`] and a message naming the
-//! directory: the CLI reports it as `BUSY`. Locks are advisory (`flock`) and released by the OS when a process dies, so a
-//! `kill -9` never leaves a store locked.
+//! directory: the CLI reports it as `BUSY`. Locks are advisory (`flock`) and released by the
+//! OS when a process dies, so a `kill -9` never leaves a store locked.
 //!
 //! Leftover `.tmp-*` files from a crash are removed by a writer's open only: it holds the
 //! exclusive lock, so no live writer's temporary file can be among them.
