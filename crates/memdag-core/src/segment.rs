@@ -129,6 +129,7 @@ pub fn encode_commit(commit: &Commit) -> Result<Vec<u8>> {
 }
 
 /// Decodes the value of `head`.
+#[inline(never)]
 pub fn decode_commit(bytes: &[u8]) -> Result<Commit> {
     let commit: Commit = from_msgpack(HEAD_KEY, open(HEAD_KEY, Kind::Commit, bytes)?)?;
     let mut seen = alloc::collections::BTreeSet::new();
@@ -598,6 +599,7 @@ impl ChunkBytes<'_> {
 
 /// Opens the parts of a segment (found with `get`) and returns its chunks, each with the key
 /// of its first part (for errors).
+#[inline(never)]
 pub fn read_chunks<'a>(
     info: &SegmentInfo,
     mut get: impl FnMut(&str) -> Option<&'a [u8]>,
@@ -776,7 +778,9 @@ impl<'a> TextView<'a> {
 }
 
 impl<'a> SegmentView<'a> {
-    /// Decodes a chunk; `key` (its first part) is named in errors.
+    /// Decodes a chunk; `key` (its first part) is named in errors. Not inlined, as the steps
+    /// of opening a store are not (see `load_v2` in [`crate::storage`]).
+    #[inline(never)]
     pub fn parse(key: &str, body: &'a [u8]) -> Result<Self> {
         let mut view = SegmentView::default();
         let mut text: Option<&'a [u8]> = None;

@@ -849,6 +849,7 @@ impl GraphSource for SegmentGraph<'_> {
     }
 }
 
+#[inline(never)]
 fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     let commit = decode_commit(head)?;
     let mut named: BTreeSet<String> = BTreeSet::new();
@@ -864,34 +865,13 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     for (_, key, chunk) in &chunks {
         views.push(SegmentView::parse(key, chunk.bytes())?);
     }
-    let segment_of = |vi: usize| chunks[vi].0;
-    let generation_of = |vi: usize| commit.segments[chunks[vi].0].generation;
-    // Every version of every record as (seq, segment, is-put, chunk, index): the last one of
-    // each sequence number, in apply order (tombstones before puts within a segment), wins.
-    let mut events: Vec<(u64, u32, bool, u32, u32)> = Vec::new();
-    let mut gone_records: BTreeMap<u64, u64> = BTreeMap::new();
-    for (vi, view) in views.iter().enumerate() {
-        let si = segment_of(vi) as u32;
-        for &seq in &view.gone_records {
-            events.push((seq, si, false, vi as u32, 0));
-            gone_records.insert(seq, generation_of(vi));
-        }
-        events.extend(
-            view.records
-                .iter()
-                .enumerate()
-                .map(|(ri, r)| (r.seq, si, true, vi as u32, ri as u32)),
-        );
-    }
-    events.sort_unstable_by_key(|&(seq, si, put, _, _)| (seq, si, put));
-    let mut chosen: Vec<(u32, u32)> = Vec::with_capacity(events.len());
-    for (i, e) in events.iter().enumerate() {
-        let last_of_seq = events.get(i + 1).is_none_or(|next| next.0 != e.0);
-        if last_of_seq && e.2 {
-            chosen.push((e.3, e.4));
-        }
-    }
-    drop(events);
+    // Each chunk's segment (its index in the commit) and generation.
+    let segment_of: Vec<usize> = chunks.iter().map(|c| c.0).collect();
+    let generation_of: Vec<u64> = segment_of
+        .iter()
+        .map(|&si| commit.segments[si].generation)
+        .collect();
+    let (chosen, gone_records) = choose_records(&views, &segment_of, &generation_of);
     // Vectors by (chunk, record index).
     let mut vector_of: Vec<Vec<u32>> = views
         .iter()
@@ -924,7 +904,7 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
         };
         records.push(r);
         record_chunk.push(vi as u32);
-        homes.push(generation_of(vi));
+        homes.push(generation_of[vi]);
         vector_at.push((vi as u32, vector_of[vi][ri]));
     }
     drop(taken);
@@ -932,98 +912,12 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     let mut store = Store::from_records(records, commit.next_seq, &|i| {
         chunks[record_chunk[i] as usize].1.clone()
     })?;
-    // Blobs: the newest version of each id; tombstones first within a segment.
-    let mut blob_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
-    let mut gone_blobs: BTreeMap<String, u64> = BTreeMap::new();
-    for (vi, view) in views.iter().enumerate() {
-        for id in &view.gone_blobs {
-            blob_events.insert(id.clone(), (segment_of(vi), None));
-            gone_blobs.insert(id.clone(), generation_of(vi));
-        }
-    }
-    for (vi, view) in views.iter().enumerate() {
-        for (bi, (id, text)) in view.blobs.iter().enumerate() {
-            if crate::hash::blob_id(text) != *id {
-                return Err(Error::CorruptData {
-                    key: chunks[vi].1.clone(),
-                    reason: format!("blob {id} does not match its content"),
-                });
-            }
-            let newer = blob_events
-                .get(id)
-                .is_none_or(|(si, _)| *si <= segment_of(vi));
-            if newer {
-                blob_events.insert(id.clone(), (segment_of(vi), Some((vi, bi))));
-            }
-        }
-    }
-    for (id, (_, at)) in blob_events {
-        if let Some((vi, bi)) = at {
-            store
-                .persist
-                .blob_home
-                .insert(id.clone(), generation_of(vi));
-            store
-                .blobs
-                .insert(id, core::mem::take(&mut views[vi].blobs[bi].1));
-        }
-    }
-    // Documents: the newest version of each name; tombstones first within a segment.
-    let mut state_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
-    let mut gone_state: BTreeMap<String, u64> = BTreeMap::new();
-    for (vi, view) in views.iter().enumerate() {
-        for name in &view.gone_state {
-            state_events.insert(name.clone(), (segment_of(vi), None));
-            gone_state.insert(name.clone(), generation_of(vi));
-        }
-    }
-    for (vi, view) in views.iter().enumerate() {
-        for (di, (name, _)) in view.state.iter().enumerate() {
-            let newer = state_events
-                .get(name)
-                .is_none_or(|(si, _)| *si <= segment_of(vi));
-            if newer {
-                state_events.insert(name.clone(), (segment_of(vi), Some((vi, di))));
-            }
-        }
-    }
-    for (name, (_, at)) in state_events {
-        if let Some((vi, di)) = at {
-            store
-                .persist
-                .state_home
-                .insert(name.clone(), generation_of(vi));
-            store
-                .state
-                .insert(name, core::mem::take(&mut views[vi].state[di].1 .0));
-        }
-    }
+    let (gone_blobs, gone_state) =
+        restore_named(&mut store, &mut views, &chunks, &segment_of, &generation_of)?;
     if !store.memory_config().aliases.is_empty() {
         store.rebuild_item_index();
     }
-    // Use counts: the newest of each live record's sequence number.
-    let mut uses: Vec<(u64, usize, u32)> = Vec::new();
-    for (vi, view) in views.iter().enumerate() {
-        uses.extend(view.uses.iter().map(|&(seq, n)| (seq, vi, n)));
-    }
-    if !uses.is_empty() {
-        // Slots follow sequence order, so a binary search finds a record by its number.
-        uses.sort_by_key(|&(seq, vi, _)| (seq, vi));
-        let mut uses_home = vec![UNWRITTEN; store.slots.len()];
-        for (i, &(seq, vi, n)) in uses.iter().enumerate() {
-            if uses.get(i + 1).is_some_and(|next| next.0 == seq) {
-                continue;
-            }
-            let found = store
-                .slots
-                .binary_search_by_key(&seq, |r| r.as_ref().map_or(u64::MAX, |r| r.seq));
-            if let Ok(slot) = found {
-                store.access.insert(slot as Slot, n);
-                uses_home[slot] = generation_of(vi);
-            }
-        }
-        store.persist.uses_home = uses_home;
-    }
+    restore_uses(&mut store, &views, &generation_of);
     // Graph nodes: the newest stored form of each sequence number.
     let mut nodes: Vec<(u64, (u32, u8, usize))> = Vec::new();
     for (vi, view) in views.iter().enumerate() {
@@ -1107,13 +1001,7 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     );
     // Slots follow sequence order, as `chosen` does.
     store.persist.record_home = homes;
-    let mut node_home = vec![UNWRITTEN; store.search.vectors.node_capacity()];
-    for (node, home) in node_home.iter_mut().enumerate() {
-        let seq = store.search.node_seq(node as u32);
-        if let Some((vi, _, _)) = graph.nodes.get(seq) {
-            *home = generation_of(vi as usize);
-        }
-    }
+    let mut node_home = node_homes(&store, &graph, &generation_of);
     for node in inserted {
         node_home[node as usize] = UNWRITTEN;
         store.dirty.mark(Touched::Node(node));
@@ -1130,6 +1018,169 @@ fn load_v2(head: &[u8], by_key: &HashMap<&str, &[u8]>) -> Result<Store> {
     store.persist.commit = commit;
     skip_orphan_generations(&mut store.persist);
     Ok(store)
+}
+
+// The steps of `load_v2`, each a function of its own. V8 optimizes a wasm function in the
+// background once it has run long enough, and a function that runs once gains nothing from
+// it. With every step inlined into one function (85 kB of wasm), V8 spent 317 ms optimizing
+// it during a 10k open (`node --trace-wasm-compilation-times`), on one of this machine's two
+// cores; split, no function of the open takes more than 125 ms to optimize.
+
+/// The chunk and index of the newest version of every live record, in sequence order, and
+/// the tombstones of deleted records with the generation holding them.
+#[inline(never)]
+fn choose_records(
+    views: &[SegmentView],
+    segment_of: &[usize],
+    generation_of: &[u64],
+) -> (Vec<(u32, u32)>, BTreeMap<u64, u64>) {
+    // Every version of every record as (seq, segment, is-put, chunk, index): the last one of
+    // each sequence number, in apply order (tombstones before puts within a segment), wins.
+    let mut events: Vec<(u64, u32, bool, u32, u32)> = Vec::new();
+    let mut gone_records: BTreeMap<u64, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        let si = segment_of[vi] as u32;
+        for &seq in &view.gone_records {
+            events.push((seq, si, false, vi as u32, 0));
+            gone_records.insert(seq, generation_of[vi]);
+        }
+        events.extend(
+            view.records
+                .iter()
+                .enumerate()
+                .map(|(ri, r)| (r.seq, si, true, vi as u32, ri as u32)),
+        );
+    }
+    events.sort_unstable_by_key(|&(seq, si, put, _, _)| (seq, si, put));
+    let mut chosen: Vec<(u32, u32)> = Vec::with_capacity(events.len());
+    for (i, e) in events.iter().enumerate() {
+        let last_of_seq = events.get(i + 1).is_none_or(|next| next.0 != e.0);
+        if last_of_seq && e.2 {
+            chosen.push((e.3, e.4));
+        }
+    }
+    drop(events);
+    (chosen, gone_records)
+}
+
+/// Moves the newest version of every blob and named document into `store`; returns the
+/// tombstones of removed ones with the generation holding them.
+#[inline(never)]
+fn restore_named(
+    store: &mut Store,
+    views: &mut [SegmentView],
+    chunks: &[(usize, String, ChunkBytes)],
+    segment_of: &[usize],
+    generation_of: &[u64],
+) -> Result<(BTreeMap<String, u64>, BTreeMap<String, u64>)> {
+    // Blobs: the newest version of each id; tombstones first within a segment.
+    let mut blob_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
+    let mut gone_blobs: BTreeMap<String, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        for id in &view.gone_blobs {
+            blob_events.insert(id.clone(), (segment_of[vi], None));
+            gone_blobs.insert(id.clone(), generation_of[vi]);
+        }
+    }
+    for (vi, view) in views.iter().enumerate() {
+        for (bi, (id, text)) in view.blobs.iter().enumerate() {
+            if crate::hash::blob_id(text) != *id {
+                return Err(Error::CorruptData {
+                    key: chunks[vi].1.clone(),
+                    reason: format!("blob {id} does not match its content"),
+                });
+            }
+            let newer = blob_events
+                .get(id)
+                .is_none_or(|(si, _)| *si <= segment_of[vi]);
+            if newer {
+                blob_events.insert(id.clone(), (segment_of[vi], Some((vi, bi))));
+            }
+        }
+    }
+    for (id, (_, at)) in blob_events {
+        if let Some((vi, bi)) = at {
+            store
+                .persist
+                .blob_home
+                .insert(id.clone(), generation_of[vi]);
+            store
+                .blobs
+                .insert(id, core::mem::take(&mut views[vi].blobs[bi].1));
+        }
+    }
+    // Documents: the newest version of each name; tombstones first within a segment.
+    let mut state_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
+    let mut gone_state: BTreeMap<String, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        for name in &view.gone_state {
+            state_events.insert(name.clone(), (segment_of[vi], None));
+            gone_state.insert(name.clone(), generation_of[vi]);
+        }
+    }
+    for (vi, view) in views.iter().enumerate() {
+        for (di, (name, _)) in view.state.iter().enumerate() {
+            let newer = state_events
+                .get(name)
+                .is_none_or(|(si, _)| *si <= segment_of[vi]);
+            if newer {
+                state_events.insert(name.clone(), (segment_of[vi], Some((vi, di))));
+            }
+        }
+    }
+    for (name, (_, at)) in state_events {
+        if let Some((vi, di)) = at {
+            store
+                .persist
+                .state_home
+                .insert(name.clone(), generation_of[vi]);
+            store
+                .state
+                .insert(name, core::mem::take(&mut views[vi].state[di].1 .0));
+        }
+    }
+    Ok((gone_blobs, gone_state))
+}
+
+/// Restores the use counts of the loaded records.
+#[inline(never)]
+fn restore_uses(store: &mut Store, views: &[SegmentView], generation_of: &[u64]) {
+    // Use counts: the newest of each live record's sequence number.
+    let mut uses: Vec<(u64, usize, u32)> = Vec::new();
+    for (vi, view) in views.iter().enumerate() {
+        uses.extend(view.uses.iter().map(|&(seq, n)| (seq, vi, n)));
+    }
+    if !uses.is_empty() {
+        // Slots follow sequence order, so a binary search finds a record by its number.
+        uses.sort_by_key(|&(seq, vi, _)| (seq, vi));
+        let mut uses_home = vec![UNWRITTEN; store.slots.len()];
+        for (i, &(seq, vi, n)) in uses.iter().enumerate() {
+            if uses.get(i + 1).is_some_and(|next| next.0 == seq) {
+                continue;
+            }
+            let found = store
+                .slots
+                .binary_search_by_key(&seq, |r| r.as_ref().map_or(u64::MAX, |r| r.seq));
+            if let Ok(slot) = found {
+                store.access.insert(slot as Slot, n);
+                uses_home[slot] = generation_of[vi];
+            }
+        }
+        store.persist.uses_home = uses_home;
+    }
+}
+
+/// The generation holding each graph node's stored links, [`UNWRITTEN`] for none.
+#[inline(never)]
+fn node_homes(store: &Store, graph: &SegmentGraph, generation_of: &[u64]) -> Vec<u64> {
+    let mut node_home = vec![UNWRITTEN; store.search.vectors.node_capacity()];
+    for (node, home) in node_home.iter_mut().enumerate() {
+        let seq = store.search.node_seq(node as u32);
+        if let Some((vi, _, _)) = graph.nodes.get(seq) {
+            *home = generation_of[vi as usize];
+        }
+    }
+    node_home
 }
 
 /// The vectors of a v2 store: each loaded record's (chunk, vector index) in slot order,
