@@ -1,6 +1,12 @@
 // Browser benchmark (not a test): memdag on real IndexedDB in headless Chromium.
 //
 //   node tests/bench/browser-bench.mjs [--sizes 10000,100000] [--flush 1000] [--json] [--incognito]
+//                                      [--js-flags "V8 FLAGS"]
+//
+// --js-flags passes V8 flags to Chromium, for diagnosis: `--js-flags "--no-liftoff
+// --no-wasm-lazy-compilation"` optimizes every wasm function before the page runs, which shows
+// how much of an open is spent in V8's unoptimized code while the functions it runs wait to be
+// optimized (a user's browser runs the defaults).
 //
 // The browser keeps a profile on disk (a fresh temporary directory), as a user's browser does,
 // so IndexedDB is the on-disk database. --incognito uses an off-the-record context instead,
@@ -31,10 +37,12 @@ const flushN = Number(opt('--flush', '1000'));
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 const incognito = args.includes('--incognito');
+const jsFlags = opt('--js-flags', '');
+const extra = jsFlags ? [`--js-flags=${jsFlags}`] : [];
 const server = await serve(root);
 const profile = incognito ? null : mkdtempSync(join(tmpdir(), 'memdag-bench-profile-'));
-const browser = incognito ? await launch() : null;
-const context = incognito ? await browser.newContext() : await launchPersistent(profile);
+const browser = incognito ? await launch(extra) : null;
+const context = incognito ? await browser.newContext() : await launchPersistent(profile, extra);
 const rows = [];
 
 async function page() {
@@ -125,9 +133,9 @@ if (profile) rmSync(profile, { recursive: true, force: true });
 
 const version = (await import('node:child_process')).execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 if (args.includes('--json')) {
-  console.log(JSON.stringify({ chromium: version, indexeddb: incognito ? 'in memory (incognito)' : 'on disk', ...Object.fromEntries(rows.map(([, ms, field]) => [field, Number(ms.toFixed(1))])) }));
+  console.log(JSON.stringify({ chromium: version, indexeddb: incognito ? 'in memory (incognito)' : 'on disk', js_flags: jsFlags || null, ...Object.fromEntries(rows.map(([, ms, field]) => [field, Number(ms.toFixed(1))])) }));
 } else {
-  console.log(`memdag browser benchmark: ${version}, headless, IndexedDB ${incognito ? 'in memory (incognito)' : 'on disk'}`);
+  console.log(`memdag browser benchmark: ${version}, headless, IndexedDB ${incognito ? 'in memory (incognito)' : 'on disk'}${jsFlags ? `, --js-flags=${jsFlags}` : ''}`);
   console.log('| row | ms |\n|---|---:|');
   for (const [name, ms] of rows) console.log(`| ${name} | ${ms.toFixed(1)} |`);
 }

@@ -14,11 +14,13 @@ export const ARGS = [
 
 const options = { executablePath: '/usr/bin/chromium', headless: true, args: ARGS };
 
-/** A fresh browser (no profile on disk). */
-export const launch = () => chromium.launch(options);
+/** A fresh browser (no profile on disk); `extra` are more command-line flags. */
+export const launch = (extra = []) => chromium.launch({ ...options, args: [...ARGS, ...extra] });
 
-/** A browser context whose profile lives in `dir`, so IndexedDB survives a relaunch. */
-export const launchPersistent = (dir) => chromium.launchPersistentContext(dir, options);
+/** A browser context whose profile lives in `dir`, so IndexedDB survives a relaunch; `extra`
+ * are more command-line flags. */
+export const launchPersistent = (dir, extra = []) =>
+  chromium.launchPersistentContext(dir, { ...options, args: [...ARGS, ...extra] });
 
 /** Records page errors and console errors/warnings of `page` into the returned array. */
 export function watch(page) {
