@@ -1059,7 +1059,6 @@ fn choose_records(
             chosen.push((e.3, e.4));
         }
     }
-    drop(events);
     (chosen, gone_records)
 }
 
@@ -1073,79 +1072,89 @@ fn restore_named(
     segment_of: &[usize],
     generation_of: &[u64],
 ) -> Result<(BTreeMap<String, u64>, BTreeMap<String, u64>)> {
-    // Blobs: the newest version of each id; tombstones first within a segment.
-    let mut blob_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
-    let mut gone_blobs: BTreeMap<String, u64> = BTreeMap::new();
     for (vi, view) in views.iter().enumerate() {
-        for id in &view.gone_blobs {
-            blob_events.insert(id.clone(), (segment_of[vi], None));
-            gone_blobs.insert(id.clone(), generation_of[vi]);
-        }
-    }
-    for (vi, view) in views.iter().enumerate() {
-        for (bi, (id, text)) in view.blobs.iter().enumerate() {
+        for (id, text) in &view.blobs {
             if crate::hash::blob_id(text) != *id {
                 return Err(Error::CorruptData {
                     key: chunks[vi].1.clone(),
                     reason: format!("blob {id} does not match its content"),
                 });
             }
-            let newer = blob_events
-                .get(id)
-                .is_none_or(|(si, _)| *si <= segment_of[vi]);
-            if newer {
-                blob_events.insert(id.clone(), (segment_of[vi], Some((vi, bi))));
-            }
         }
     }
-    for (id, (_, at)) in blob_events {
-        if let Some((vi, bi)) = at {
-            store
-                .persist
-                .blob_home
-                .insert(id.clone(), generation_of[vi]);
-            store
-                .blobs
-                .insert(id, core::mem::take(&mut views[vi].blobs[bi].1));
-        }
+    let (blobs, gone_blobs) = newest_by_name(
+        views,
+        segment_of,
+        generation_of,
+        |v| &v.gone_blobs,
+        |v| v.blobs.iter().map(|(id, _)| id),
+    );
+    let (state, gone_state) = newest_by_name(
+        views,
+        segment_of,
+        generation_of,
+        |v| &v.gone_state,
+        |v| v.state.iter().map(|(name, _)| name),
+    );
+    for (id, (vi, bi)) in blobs {
+        store
+            .persist
+            .blob_home
+            .insert(id.clone(), generation_of[vi]);
+        let text = core::mem::take(&mut views[vi].blobs[bi].1);
+        store.blobs.insert(id, text);
     }
-    // Documents: the newest version of each name; tombstones first within a segment.
-    let mut state_events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
-    let mut gone_state: BTreeMap<String, u64> = BTreeMap::new();
-    for (vi, view) in views.iter().enumerate() {
-        for name in &view.gone_state {
-            state_events.insert(name.clone(), (segment_of[vi], None));
-            gone_state.insert(name.clone(), generation_of[vi]);
-        }
-    }
-    for (vi, view) in views.iter().enumerate() {
-        for (di, (name, _)) in view.state.iter().enumerate() {
-            let newer = state_events
-                .get(name)
-                .is_none_or(|(si, _)| *si <= segment_of[vi]);
-            if newer {
-                state_events.insert(name.clone(), (segment_of[vi], Some((vi, di))));
-            }
-        }
-    }
-    for (name, (_, at)) in state_events {
-        if let Some((vi, di)) = at {
-            store
-                .persist
-                .state_home
-                .insert(name.clone(), generation_of[vi]);
-            store
-                .state
-                .insert(name, core::mem::take(&mut views[vi].state[di].1 .0));
-        }
+    for (name, (vi, di)) in state {
+        store
+            .persist
+            .state_home
+            .insert(name.clone(), generation_of[vi]);
+        let bytes = core::mem::take(&mut views[vi].state[di].1 .0);
+        store.state.insert(name, bytes);
     }
     Ok((gone_blobs, gone_state))
 }
 
-/// Restores the use counts of the loaded records.
+/// The newest version of each name of one kind (blobs by id, documents by name), in apply
+/// order with tombstones first within a segment: the live ones as (chunk, index in `live`),
+/// and the tombstones with the generation holding them.
+fn newest_by_name<'v, 'a: 'v, I>(
+    views: &'v [SegmentView<'a>],
+    segment_of: &[usize],
+    generation_of: &[u64],
+    gone: impl Fn(&'v SegmentView<'a>) -> &'v [String],
+    live: impl Fn(&'v SegmentView<'a>) -> I,
+) -> (BTreeMap<String, (usize, usize)>, BTreeMap<String, u64>)
+where
+    I: Iterator<Item = &'v String>,
+{
+    let mut events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
+    let mut tombstones: BTreeMap<String, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        for name in gone(view) {
+            events.insert(name.clone(), (segment_of[vi], None));
+            tombstones.insert(name.clone(), generation_of[vi]);
+        }
+    }
+    for (vi, view) in views.iter().enumerate() {
+        for (i, name) in live(view).enumerate() {
+            let newer = events.get(name).is_none_or(|(si, _)| *si <= segment_of[vi]);
+            if newer {
+                events.insert(name.clone(), (segment_of[vi], Some((vi, i))));
+            }
+        }
+    }
+    let newest = events
+        .into_iter()
+        .filter_map(|(name, (_, at))| at.map(|at| (name, at)))
+        .collect();
+    (newest, tombstones)
+}
+
+/// Restores the use counts of the loaded records: the newest of each live record's sequence
+/// number.
 #[inline(never)]
 fn restore_uses(store: &mut Store, views: &[SegmentView], generation_of: &[u64]) {
-    // Use counts: the newest of each live record's sequence number.
     let mut uses: Vec<(u64, usize, u32)> = Vec::new();
     for (vi, view) in views.iter().enumerate() {
         uses.extend(view.uses.iter().map(|&(seq, n)| (seq, vi, n)));
