@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! offset 0  4 bytes  magic  b"MDAG"
-//! offset 4  1 byte   format version: 1 (v1 values), 2 or 3 (commit, segment parts)
+//! offset 4  1 byte   format version: 1 (v1 values), 2 to 4 (commit, segment parts)
 //! offset 5  1 byte   kind, see [`Kind`]
 //! offset 6  4 bytes  checksum of the body, little endian: CRC-32 (IEEE) for version 1,
-//!                    [`checksum32`] for versions 2 and 3
+//!                    [`checksum32`] for versions 2 to 4
 //! offset 10 ...      body
 //! ```
 //! A value shorter than the header is truncated, a wrong magic is foreign (but a value opening
@@ -26,7 +26,7 @@ pub const MAGIC: [u8; 4] = *b"MDAG";
 /// The magic of a sealed value (`crate::seal::MAGIC`; this module depends on no other).
 const SEALED_MAGIC: [u8; 4] = *b"MDAS";
 /// The newest format version this build writes and reads.
-pub const FORMAT_VERSION: u8 = 3;
+pub const FORMAT_VERSION: u8 = 4;
 /// Length of the envelope header.
 pub const HEADER_LEN: usize = 10;
 
@@ -42,9 +42,9 @@ pub enum Kind {
     Blob = 3,
     /// v1: one vector-graph node (`idx/hnsw/<id>`).
     IndexNode = 4,
-    /// v2 and v3: the commit (`head`).
+    /// v2 to v4: the commit (`head`).
     Commit = 5,
-    /// v2 and v3: one part of a segment (`seg/<gen>/<part>`).
+    /// v2 to v4: one part of a segment (`seg/<gen>/<part>`).
     SegmentPart = 6,
 }
 
@@ -77,6 +77,13 @@ fn checksum(version: u8, body: &[u8]) -> u32 {
     } else {
         checksum32(body)
     }
+}
+
+/// The checksum a plain value's envelope carries, without checking it: `None` for a value too
+/// short or not a memdag value.
+pub fn stored_checksum(value: &[u8]) -> Option<u32> {
+    (value.len() >= HEADER_LEN && value[..4] == MAGIC)
+        .then(|| u32::from_le_bytes([value[6], value[7], value[8], value[9]]))
 }
 
 /// Checks the envelope of the value stored under `key` and returns its body.

@@ -35,6 +35,11 @@ pub const V1_HNSW_PREFIX: &str = "idx/hnsw/";
 /// The v1 prefix reserved for index keys.
 pub const V1_INDEX_PREFIX: &str = "idx/";
 
+/// The largest segment generation. Generations never wrap: a store refuses a segment key above
+/// it (not one memdag wrote) and stops writing before reaching it, which at one flush a
+/// millisecond takes 285,000 years. It is also the largest integer a JS number holds exactly.
+pub const MAX_GENERATION: u64 = (1 << 53) - 1;
+
 /// The longest key a v2 store writes: `seg/` + 16 hex digits + `/` + up to 10 digits.
 pub const MAX_KEY_LEN: usize = 4 + 16 + 1 + 10;
 
@@ -54,6 +59,7 @@ pub fn segment_key(generation: u64, part: u32) -> String {
 }
 
 /// The generation and part of a segment key, or `None` if `key` is not one.
+/// Generations above [`MAX_GENERATION`] parse too, so that a caller can refuse them by name.
 pub fn parse_segment_key(key: &str) -> Option<(u64, u32)> {
     let rest = key.strip_prefix(SEGMENT_PREFIX)?;
     let (generation, part) = rest.split_once('/')?;

@@ -31,6 +31,8 @@ pub mod store;
 #[cfg(feature = "std")]
 pub mod codec;
 #[cfg(feature = "std")]
+pub mod commit;
+#[cfg(feature = "std")]
 pub mod compact;
 #[cfg(feature = "std")]
 pub mod context;
@@ -44,6 +46,8 @@ pub mod graph;
 pub mod json;
 #[cfg(feature = "std")]
 pub mod memory;
+#[cfg(feature = "std")]
+pub mod part;
 #[cfg(feature = "std")]
 pub mod recall;
 #[cfg(feature = "std")]

@@ -64,7 +64,6 @@
 //! The [`Cipher`] depends only on [`crate::error`]; the second half of the module is the
 //! boundary with the storage engine. The module needs feature `std`.
 
-use std::collections::HashMap;
 use std::format;
 use std::string::String;
 use std::vec::Vec;
@@ -81,6 +80,7 @@ use crate::codec::Change;
 use crate::error::{Error, Result};
 use crate::keys::{self, HEAD_KEY};
 use crate::segment::MIN_PART_BYTES;
+use crate::storage::Values;
 use crate::store::Store;
 
 /// The four bytes that open every sealed value.
@@ -269,19 +269,26 @@ impl Store {
             .into_iter()
             .filter(|(k, _)| keys::is_core_key(k.as_ref()))
             .collect();
-        let by_key: HashMap<&str, &[u8]> = entries
-            .iter()
-            .map(|(k, v)| (k.as_ref(), v.as_ref()))
-            .collect();
         let mut store = match &cipher {
-            None => Store::load_entries(&by_key)?,
-            Some(c) => {
-                let opened = open_named(c, &by_key)?;
-                let plain: HashMap<&str, &[u8]> = by_key
+            None => {
+                let values: Values = entries
                     .iter()
-                    .map(|(&k, &v)| (k, opened.get(k).map_or(v, Vec::as_slice)))
+                    .map(|(k, v)| (k.as_ref(), Ok(v.as_ref())))
                     .collect();
-                Store::load_entries(&plain)?
+                Store::load_values(&values)?
+            }
+            Some(c) => {
+                let opened = open_all(c, &entries);
+                let values: Values = opened
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.as_str(),
+                            v.as_ref().map(Vec::as_slice).map_err(Clone::clone),
+                        )
+                    })
+                    .collect();
+                Store::load_values(&values)?
             }
         };
         store.persist.cipher = cipher;
@@ -297,6 +304,17 @@ impl Store {
         match cipher {
             None => Store::keys_to_read(head_bytes),
             Some(c) => Store::keys_to_read(&c.open(HEAD_KEY, head_bytes)?),
+        }
+    }
+
+    /// [`Store::keys_ahead`] for a store that may be encrypted.
+    pub fn keys_ahead_with_cipher(
+        head_bytes: &[u8],
+        cipher: Option<&Cipher>,
+    ) -> Result<Vec<String>> {
+        match cipher {
+            None => Store::keys_ahead(head_bytes),
+            Some(c) => Store::keys_ahead(&c.open(HEAD_KEY, head_bytes)?),
         }
     }
 
@@ -349,38 +367,27 @@ impl Store {
     }
 }
 
-/// Opens `head` and the values it names. Other keys (orphans of a crash, v1 keys) are never
-/// read, so they are left as they are.
-fn open_named(cipher: &Cipher, by_key: &HashMap<&str, &[u8]>) -> Result<HashMap<String, Vec<u8>>> {
-    let mut opened = HashMap::new();
-    let Some(head) = by_key.get(HEAD_KEY) else {
-        if let Some(k) = by_key.keys().find(|k| keys::is_v1_key(k)) {
-            return Err(Error::Locked {
-                key: (*k).into(),
-                reason: "the store is not encrypted (format v1), but a key was given".into(),
-            });
-        }
-        return Ok(opened);
-    };
-    if !is_sealed(head) {
-        return Err(Error::Locked {
-            key: HEAD_KEY.into(),
-            reason: "the store is not encrypted, but a key was given".into(),
-        });
-    }
-    let head = cipher.open(HEAD_KEY, head)?;
-    for key in Store::keys_to_read(&head)? {
-        if let Some(value) = by_key.get(key.as_str()) {
-            if !is_sealed(value) {
-                return Err(Error::CorruptData {
-                    key,
-                    reason: "not encrypted, in an encrypted store".into(),
-                });
-            }
-            let plain = cipher.open(&key, value)?;
-            opened.insert(key, plain);
-        }
-    }
-    opened.insert(HEAD_KEY.into(), head);
-    Ok(opened)
+/// Opens every value with `cipher`, each to its plain bytes or the error it gave (a plain
+/// value: locked, as a key was given); the open raises an error only for a value it needs. A
+/// value the chosen commit names that fails here was altered, whatever the error says (see
+/// `storage::load`): a commit only ever names values sealed as it is.
+fn open_all<K: AsRef<str>, V: AsRef<[u8]>>(
+    cipher: &Cipher,
+    entries: &[(K, V)],
+) -> Vec<(String, Result<Vec<u8>>)> {
+    entries
+        .iter()
+        .map(|(k, v)| {
+            let (key, value) = (k.as_ref(), v.as_ref());
+            let plain = if is_sealed(value) {
+                cipher.open(key, value)
+            } else {
+                Err(Error::Locked {
+                    key: key.into(),
+                    reason: "the store is not encrypted, but a key was given".into(),
+                })
+            };
+            (key.to_string(), plain)
+        })
+        .collect()
 }

@@ -35,12 +35,17 @@
 //!   │   9 GONE_STATE   MessagePack [name…] (removed documents)                │
 //!   │  10 USES         varint count · (varint seq · varint uses) × count      │
 //!   │                  (how often recall returned a record)                   │
+//!   │  11 COMMIT       MessagePack Commit: the commit of the change set that  │
+//!   │                  wrote this segment (v4; last chunk only, see commit)  │
 //!   └──────────────────────────────────────────────────────────────────────┘
 //! ```
 //! Format v3 added sections 8 to 10 and the `item` field of a record (a long-term memory
 //! item, see [`crate::item`]); v3 writes every part and the commit with format version 3, so a
 //! v2 build refuses a v3 store with `UNSUPPORTED_VERSION` rather than misread it. A v3 build
-//! reads v2 stores as they are.
+//! reads v2 stores as they are. Format v4 added section 11 and each segment's checksum in the
+//! commit (see [`crate::commit`]): the newest segment of every change set carries the commit it
+//! makes, so a store whose `head` is lost, torn or rolled back opens its newest commit. v4 reads
+//! v2 and v3 segments as they are.
 //! A segment is a run of *chunks*, each a complete set of sections for some of its entries,
 //! cut so that a chunk fits one part: a reader parses each part in place, with no copy. Only a
 //! chunk larger than a part (one huge record) spans several parts, which are joined to read
@@ -50,8 +55,8 @@
 //! so tombstones name sequence numbers and a reader resolves versions without hashing ids.
 //! Within a segment tombstones apply before puts; a later segment's version of a record, blob
 //! or node replaces an earlier one; a node whose record is not live is ignored. Each part is a
-//! value in the [`crate::envelope`] (kind [`Kind::SegmentPart`], format version 2) and carries
-//! its own generation and numbers, so a part stored under the wrong key is caught and named.
+//! value in the [`crate::envelope`] (kind `SegmentPart`) and carries its own generation and
+//! numbers, so a part stored under the wrong key is caught and named (see [`crate::part`]).
 //!
 //! This module knows the byte format only; it imports neither the store nor the search index.
 
@@ -61,11 +66,15 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::{from_msgpack, to_msgpack};
-use crate::envelope::{open, seal, Kind};
 use crate::error::{Error, Result};
 use crate::item::ItemMeta;
-use crate::keys::{segment_key, HEAD_KEY};
+use crate::part::{corrupt, PART_HEADER};
 use crate::record::{CompactNode, Record, Step};
+
+pub use crate::commit::{decode_commit, encode_commit, Commit, SegmentInfo};
+pub use crate::part::{
+    read_chunks, split_parts, ChunkBytes, Parts, ReadSegment, DEFAULT_PART_BYTES, MIN_PART_BYTES,
+};
 
 const RECORDS: u8 = 1;
 const VECTORS: u8 = 2;
@@ -77,72 +86,7 @@ const TEXT: u8 = 7;
 const STATE: u8 = 8;
 const GONE_STATE: u8 = 9;
 const USES: u8 = 10;
-
-/// Bytes of the header every part carries before its share of a chunk.
-const PART_HEADER: usize = 20;
-
-/// The default largest stored value of a part, in bytes. Hosts with a smaller value limit
-/// (Durable Object storage: 128 KiB) set their own with `Store::set_part_bytes`.
-pub const DEFAULT_PART_BYTES: usize = 1 << 20;
-/// The smallest part size accepted.
-pub const MIN_PART_BYTES: usize = 1024;
-
-/// The commit, stored under `head`: which segments are live, in apply order, and the counters.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Commit {
-    /// The generation of the newest flush; every flush takes a new one.
-    pub generation: u64,
-    /// The next insertion sequence number.
-    pub next_seq: u64,
-    /// The dimension of the store's vectors; 0 before the first one.
-    pub dimension: u32,
-    /// The live segments, oldest first.
-    pub segments: Vec<SegmentInfo>,
-}
-
-/// What the commit knows of one segment.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SegmentInfo {
-    pub generation: u64,
-    /// Number of parts: keys `seg/<generation>/0` to `seg/<generation>/<parts - 1>`.
-    pub parts: u32,
-    /// Merge level: 0 for a flush, one more for each merge of a run of equals.
-    pub level: u8,
-    /// Records, nodes, blobs and tombstones written in it.
-    pub entries: u64,
-    /// Body bytes.
-    pub bytes: u64,
-}
-
-impl SegmentInfo {
-    /// The keys of its parts.
-    pub fn keys(&self) -> impl Iterator<Item = String> + '_ {
-        (0..self.parts).map(|p| segment_key(self.generation, p))
-    }
-}
-
-/// Encodes the commit as the value of `head`.
-pub fn encode_commit(commit: &Commit) -> Result<Vec<u8>> {
-    Ok(seal(Kind::Commit, &to_msgpack(commit)?))
-}
-
-/// Decodes the value of `head`.
-#[inline(never)]
-pub fn decode_commit(bytes: &[u8]) -> Result<Commit> {
-    let commit: Commit = from_msgpack(HEAD_KEY, open(HEAD_KEY, Kind::Commit, bytes)?)?;
-    let mut seen = alloc::collections::BTreeSet::new();
-    for s in &commit.segments {
-        if !seen.insert(s.generation) || s.generation > commit.generation {
-            return Err(Error::CorruptData {
-                key: HEAD_KEY.into(),
-                reason: format!("segment generation {} is repeated or ahead", s.generation),
-            });
-        }
-    }
-    Ok(commit)
-}
+const COMMIT: u8 = 11;
 
 /// A record as a segment stores it: every field but the vector, by name (as [`Record`]).
 #[derive(Serialize)]
@@ -529,6 +473,47 @@ impl SegmentWriter {
         }
         Ok(self.done)
     }
+
+    /// The segment's chunks, the last one carrying `commit` (an encoded
+    /// [`crate::commit::Commit`]) as its COMMIT section; a segment with no entries is one
+    /// chunk holding only that section.
+    pub fn finish_with_commit(self, commit: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let mut chunks = self.finish()?;
+        if chunks.is_empty() {
+            chunks.push(Vec::new());
+        }
+        let last = chunks.last_mut().expect("one chunk at least");
+        section(last, COMMIT, commit)?;
+        Ok(chunks)
+    }
+}
+
+/// The COMMIT section of a chunk (read from the part `key`), if it has one: found by walking
+/// the section headers, without decoding the other sections.
+pub fn commit_section<'a>(key: &str, chunk: &'a [u8]) -> Result<Option<&'a [u8]>> {
+    let mut at = 0;
+    while at < chunk.len() {
+        let (tag, bytes, next) = next_section(key, chunk, at)?;
+        if tag == COMMIT {
+            return Ok(Some(bytes));
+        }
+        at = next;
+    }
+    Ok(None)
+}
+
+/// The section at `at`: its tag, its bytes and where the next one starts.
+fn next_section<'a>(key: &str, body: &'a [u8], at: usize) -> Result<(u8, &'a [u8], usize)> {
+    if body.len() - at < 5 {
+        return Err(corrupt(key, "section header truncated"));
+    }
+    let tag = body[at];
+    let len = u32::from_le_bytes(body[at + 1..at + 5].try_into().expect("4 bytes")) as usize;
+    let start = at + 5;
+    let bytes = body
+        .get(start..start.saturating_add(len))
+        .ok_or_else(|| corrupt(key, "section truncated"))?;
+    Ok((tag, bytes, start + len))
 }
 
 fn section(body: &mut Vec<u8>, tag: u8, bytes: &[u8]) -> Result<()> {
@@ -539,120 +524,6 @@ fn section(body: &mut Vec<u8>, tag: u8, bytes: &[u8]) -> Result<()> {
     body.extend_from_slice(&len.to_le_bytes());
     body.extend_from_slice(bytes);
     Ok(())
-}
-
-/// Seals a segment's chunks as part values, each at most `part_bytes` long: one part per chunk,
-/// or several for a chunk too large for one.
-pub fn split_parts(
-    generation: u64,
-    chunks: &[Vec<u8>],
-    part_bytes: usize,
-) -> Vec<(String, Vec<u8>)> {
-    let share = part_bytes.max(MIN_PART_BYTES) - PART_HEADER - crate::envelope::HEADER_LEN;
-    let mut pieces: Vec<(&[u8], u32)> = Vec::new();
-    for chunk in chunks {
-        let split: Vec<&[u8]> = if chunk.is_empty() {
-            alloc::vec![&chunk[..]]
-        } else {
-            chunk.chunks(share).collect()
-        };
-        let n = split.len() as u32;
-        for (i, piece) in split.into_iter().enumerate() {
-            pieces.push((piece, if i == 0 { n } else { 0 }));
-        }
-    }
-    let parts = pieces.len() as u32;
-    pieces
-        .into_iter()
-        .enumerate()
-        .map(|(i, (piece, chunk_parts))| {
-            let mut v = Vec::with_capacity(PART_HEADER + piece.len());
-            v.extend_from_slice(&generation.to_le_bytes());
-            v.extend_from_slice(&(i as u32).to_le_bytes());
-            v.extend_from_slice(&parts.to_le_bytes());
-            v.extend_from_slice(&chunk_parts.to_le_bytes());
-            v.extend_from_slice(piece);
-            (
-                segment_key(generation, i as u32),
-                seal(Kind::SegmentPart, &v),
-            )
-        })
-        .collect()
-}
-
-/// One chunk of a segment as read: in place from its part, or joined from several.
-#[derive(Debug)]
-pub enum ChunkBytes<'a> {
-    InPlace(&'a [u8]),
-    Joined(Vec<u8>),
-}
-
-impl ChunkBytes<'_> {
-    /// The chunk's bytes.
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            ChunkBytes::InPlace(b) => b,
-            ChunkBytes::Joined(v) => v,
-        }
-    }
-}
-
-/// Opens the parts of a segment (found with `get`) and returns its chunks, each with the key
-/// of its first part (for errors).
-#[inline(never)]
-pub fn read_chunks<'a>(
-    info: &SegmentInfo,
-    mut get: impl FnMut(&str) -> Option<&'a [u8]>,
-) -> Result<Vec<(String, ChunkBytes<'a>)>> {
-    let mut out: Vec<(String, ChunkBytes<'a>)> = Vec::new();
-    let mut pending: Option<(String, Vec<u8>, u32)> = None;
-    for (i, key) in info.keys().enumerate() {
-        let value = get(&key).ok_or_else(|| Error::CorruptData {
-            key: key.clone(),
-            reason: format!(
-                "missing: the commit names segment {} with {} parts",
-                info.generation, info.parts
-            ),
-        })?;
-        let part = open(&key, Kind::SegmentPart, value)?;
-        if part.len() < PART_HEADER {
-            return Err(corrupt(&key, "part header truncated"));
-        }
-        let word = |at: usize| u32::from_le_bytes(part[at..at + 4].try_into().expect("4 bytes"));
-        let generation = u64::from_le_bytes(part[0..8].try_into().expect("8 bytes"));
-        let (index, parts, chunk_parts) = (word(8), word(12), word(16));
-        if generation != info.generation || index as usize != i || parts != info.parts {
-            return Err(corrupt(
-                &key,
-                &format!("holds part {index}/{parts} of segment {generation}"),
-            ));
-        }
-        let piece = &part[PART_HEADER..];
-        match (&mut pending, chunk_parts) {
-            (None, 1) => out.push((key, ChunkBytes::InPlace(piece))),
-            (None, n) if n > 1 => pending = Some((key, piece.to_vec(), n - 1)),
-            (Some((_, joined, left)), 0) => {
-                joined.extend_from_slice(piece);
-                *left -= 1;
-                if *left == 0 {
-                    let (first, joined, _) = pending.take().expect("pending chunk");
-                    out.push((first, ChunkBytes::Joined(joined)));
-                }
-            }
-            _ => return Err(corrupt(&key, "chunk parts out of order")),
-        }
-    }
-    if let Some((first, _, _)) = pending {
-        return Err(corrupt(&first, "a chunk's last part is missing"));
-    }
-    Ok(out)
-}
-
-fn corrupt(key: &str, reason: &str) -> Error {
-    Error::CorruptData {
-        key: key.into(),
-        reason: reason.into(),
-    }
 }
 
 /// The decoded sections of one segment body. Vectors and nodes stay as bytes, read in place.
@@ -676,6 +547,8 @@ pub struct SegmentView<'a> {
     /// The TEXT section, when the chunk has one: version, fields, dictionary, and the byte
     /// offset of each record's entry.
     pub text: Option<TextView<'a>>,
+    /// The COMMIT section, undecoded: the last chunk of a v4 segment has one.
+    pub commit: Option<&'a [u8]>,
 }
 
 /// A chunk's TEXT section, read in place.
@@ -786,17 +659,8 @@ impl<'a> SegmentView<'a> {
         let mut text: Option<&'a [u8]> = None;
         let mut at = 0;
         while at < body.len() {
-            if body.len() - at < 5 {
-                return Err(corrupt(key, "section header truncated"));
-            }
-            let tag = body[at];
-            let len =
-                u32::from_le_bytes(body[at + 1..at + 5].try_into().expect("4 bytes")) as usize;
-            at += 5;
-            let bytes = body
-                .get(at..at + len)
-                .ok_or_else(|| corrupt(key, "section truncated"))?;
-            at += len;
+            let (tag, bytes, next) = next_section(key, body, at)?;
+            at = next;
             match tag {
                 RECORDS => view.records = from_msgpack(key, bytes)?,
                 VECTORS => {
@@ -829,6 +693,7 @@ impl<'a> SegmentView<'a> {
                     view.nodes = &bytes[r.at..];
                 }
                 TEXT => text = Some(bytes),
+                COMMIT => view.commit = Some(bytes),
                 STATE => view.state = from_msgpack(key, bytes)?,
                 GONE_STATE => view.gone_state = from_msgpack(key, bytes)?,
                 USES => {

@@ -127,20 +127,32 @@ const PART: &str = "seg/0000000000000001/0";
 
 #[test]
 fn future_version_names_the_key() {
-    for key in [HEAD_KEY, PART] {
-        let mut kv = stored_diamond();
-        kv.get_mut(key).unwrap()[4] = FORMAT_VERSION + 1;
-        let err = load(&kv).unwrap_err();
-        assert_eq!(
-            err,
-            Error::UnsupportedVersion {
-                key: key.into(),
-                found: FORMAT_VERSION + 1,
-                supported: FORMAT_VERSION
-            }
-        );
-        assert_eq!(err.code(), "UNSUPPORTED_VERSION");
-    }
+    let mut kv = stored_diamond();
+    kv.get_mut(HEAD_KEY).unwrap()[4] = FORMAT_VERSION + 1;
+    let err = load(&kv).unwrap_err();
+    assert_eq!(
+        err,
+        Error::UnsupportedVersion {
+            key: HEAD_KEY.into(),
+            found: FORMAT_VERSION + 1,
+            supported: FORMAT_VERSION
+        }
+    );
+    assert_eq!(err.code(), "UNSUPPORTED_VERSION");
+    // A commit of this format never names a part of a newer one: such a part was altered.
+    let mut kv = stored_diamond();
+    kv.get_mut(PART).unwrap()[4] = FORMAT_VERSION + 1;
+    let err = load(&kv).unwrap_err();
+    assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some(PART)));
+    assert!(err.to_string().contains("newer than the commit"), "{err}");
+    // A newer build's segment that never got its commit is not this build's to take or drop.
+    let mut kv = stored_diamond();
+    let mut ahead = kv[PART].clone();
+    ahead[4] = FORMAT_VERSION + 1;
+    kv.insert("seg/00000000000000ff/0".into(), ahead);
+    let err = load(&kv).unwrap_err();
+    assert_eq!(err.code(), "UNSUPPORTED_VERSION");
+    assert_eq!(err.key(), Some("seg/00000000000000ff/0"));
     let mut v1 = v1_image(&diamond());
     v1.get_mut("rec/b").unwrap()[4] = FORMAT_VERSION + 1;
     assert_eq!(load(&v1).unwrap_err().key(), Some("rec/b"));
@@ -153,11 +165,18 @@ fn truncated_foreign_missing_and_misplaced_values_name_the_key() {
     let err = load(&kv).unwrap_err();
     assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some(PART)));
 
+    // An unreadable `head` is named in the warning, and the commit the newest segment carries
+    // opens instead: the same store.
     let mut kv = stored_diamond();
     kv.insert(HEAD_KEY.into(), b"{\"json\":true}".to_vec());
-    let err = load(&kv).unwrap_err();
-    assert_eq!((err.code(), err.key()), ("CORRUPT_DATA", Some(HEAD_KEY)));
-    assert!(err.to_string().contains("magic"), "{err}");
+    let store = load(&kv).unwrap();
+    let warning = &store.load_warnings()[0];
+    assert_eq!(
+        (warning.code, warning.key.as_str()),
+        ("COMMIT_RECOVERED", HEAD_KEY)
+    );
+    assert!(warning.message.contains("magic"), "{warning:?}");
+    assert_eq!(dump(&store), dump(&diamond()));
 
     let mut kv = stored_diamond();
     kv.remove(PART);

@@ -6,10 +6,10 @@ mod common;
 
 use common::{apply, dump, reload, turn, v1_image};
 use memdag_core::codec::Change;
-use memdag_core::keys::HEAD_KEY;
+use memdag_core::keys::{parse_segment_key, HEAD_KEY};
 use memdag_core::storage::FANOUT;
 use memdag_core::{CompactNode, NewTurn, Store};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 type Kv = BTreeMap<String, Vec<u8>>;
 
@@ -37,6 +37,25 @@ fn write(kv: &mut Kv, changes: &[Change]) {
             None => kv.remove(&c.key),
         };
     }
+}
+
+/// Whether the written prefix `written` of `changes` holds `head` or every part of one of the
+/// segments `changes` writes.
+fn committed(written: &[Change], changes: &[Change]) -> bool {
+    if written.iter().any(|c| c.key == HEAD_KEY) {
+        return true;
+    }
+    let generations: BTreeSet<u64> = changes
+        .iter()
+        .filter(|c| c.value.is_some())
+        .filter_map(|c| parse_segment_key(&c.key).map(|(g, _)| g))
+        .collect();
+    generations.iter().any(|&g| {
+        changes
+            .iter()
+            .filter(|c| c.value.is_some() && parse_segment_key(&c.key).is_some_and(|k| k.0 == g))
+            .all(|c| written.iter().any(|w| w.key == c.key))
+    })
 }
 
 /// A store with enough single-add flushes to have merged segments, persisted to `kv`.
@@ -122,8 +141,9 @@ fn a_crash_after_any_write_leaves_the_state_before_or_after() {
             let loaded =
                 reload(&crashed).unwrap_or_else(|e| panic!("round {round}, stop {stop}: {e}"));
             let state = dump(&loaded);
-            let head_written = changes[..stop].iter().any(|c| c.key == HEAD_KEY);
-            if head_written {
+            // The change set is durable once `head` or any of its segments is whole (the
+            // segment carries the commit): the state is after it, else before it.
+            if committed(&changes[..stop], &changes) {
                 assert_eq!(state, after, "round {round}, stop {stop}");
             } else {
                 assert_eq!(state, before, "round {round}, stop {stop}");
@@ -210,14 +230,22 @@ fn one_add_into_a_grown_store_writes_few_keys() {
 fn orphans_from_a_crash_are_found_and_deleted_after_the_next_commit() {
     let mut kv = Kv::new();
     let mut s = grown(&mut kv, 3);
-    s.add_turn(vturn(50, &[])).unwrap();
+    s.set_part_bytes(1024);
+    let mut long = vturn(50, &[]);
+    long.input = "a long turn cut into several parts ".repeat(100);
+    s.add_turn(long).unwrap();
     let changes = s.take_changes().unwrap();
-    // Crash: the segment part landed, the commit did not.
+    // Crash: the first part of the new segment landed, the rest and the commit did not.
     let part = changes.iter().find(|c| c.key.starts_with("seg/")).unwrap();
+    assert!(
+        changes.iter().filter(|c| c.key.starts_with("seg/")).count() > 1,
+        "the segment has several parts"
+    );
     kv.insert(part.key.clone(), part.value.clone().unwrap());
     kv.insert("sync/generation".into(), b"7".to_vec()); // a host's own key: never touched
     let mut loaded = reload(&kv).unwrap();
-    assert!(loaded.get("r50").is_none());
+    assert!(loaded.get("r50").is_none(), "a torn segment is no commit");
+    assert!(loaded.load_warnings().is_empty());
     assert_eq!(loaded.orphans().collect::<Vec<_>>(), [part.key.as_str()]);
     assert!(loaded.has_changes());
     loaded.add_turn(vturn(51, &[])).unwrap();
@@ -231,6 +259,35 @@ fn orphans_from_a_crash_are_found_and_deleted_after_the_next_commit() {
     write(&mut kv, &changes);
     assert!(kv.contains_key("sync/generation"));
     assert!(reload(&kv).unwrap().get("r51").is_some());
+}
+
+#[test]
+fn a_whole_segment_without_its_head_is_committed_and_head_is_written_again() {
+    let mut kv = Kv::new();
+    let mut s = grown(&mut kv, 3);
+    s.add_turn(vturn(50, &[])).unwrap();
+    let changes = s.take_changes().unwrap();
+    // Crash after the segment, before `head`: the same as a `head` rolled back one commit.
+    for c in changes.iter().filter(|c| c.key.starts_with("seg/")) {
+        kv.insert(c.key.clone(), c.value.clone().unwrap());
+    }
+    let mut loaded = reload(&kv).unwrap();
+    assert!(loaded.get("r50").is_some());
+    assert_eq!(dump(&loaded), dump(&s));
+    let warning = &loaded.load_warnings()[0];
+    assert_eq!(
+        (warning.code, warning.key.as_str()),
+        ("COMMIT_RECOVERED", HEAD_KEY)
+    );
+    assert!(loaded.has_changes(), "the open rewrites `head`");
+    apply(&mut kv, &mut loaded);
+    let again = reload(&kv).unwrap();
+    assert!(
+        again.load_warnings().is_empty(),
+        "{:?}",
+        again.load_warnings()
+    );
+    assert_eq!(dump(&again), dump(&s));
 }
 
 #[test]

@@ -1,0 +1,556 @@
+//! Opening a store: choosing its commit, reading the segments it names, and restoring the
+//! records, documents, use counts and indexes in a few named steps.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::format;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use super::choose::{choose, Choice};
+use super::v1::load_v1;
+use super::{skip_orphan_generations, UNWRITTEN};
+use crate::commit::Commit;
+use crate::dirty::Touched;
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::record::Record;
+use crate::search::bm25::FIELDS;
+use crate::search::persist::{GraphSource, SeqMap, VectorSource};
+use crate::search::postings::{InvertedIndex, ANALYSIS_VERSION};
+use crate::segment::{read_chunks, read_f32s, ChunkBytes, ReadSegment, SegmentInfo, SegmentView};
+use crate::store::{Slot, Store};
+
+/// The core's stored values an open may read, by key: each plain (as stored, or unsealed), or
+/// the error opening it gave (a sealed value without its key, say), raised only if the open
+/// needs that value.
+pub(crate) type Values<'a> = HashMap<&'a str, core::result::Result<&'a [u8], Error>>;
+
+impl Store {
+    /// Opens a store from stored entries, in any order: all of the host's keys, or at least
+    /// `head` and the keys it names. A v1 store opens too, and migrates on its first change
+    /// set. Keys outside the core's namespaces are ignored. The loaded store has no pending
+    /// changes but the deletion of orphans. Fails with a typed error naming the first bad key;
+    /// nothing is half-loaded. An encrypted store is [`Error::Locked`]: open it with
+    /// [`Store::load_with_cipher`].
+    ///
+    /// `head` is trusted unless the segments prove a newer commit, and a store whose `head` is
+    /// missing or unreadable opens the newest commit its segments carry (see
+    /// [`Store::load_warnings`]); a store holding segments but no usable commit is refused,
+    /// never opened as a new one.
+    pub fn load<K, V, I>(entries: I) -> Result<Store>
+    where
+        K: AsRef<str>,
+        V: AsRef<[u8]>,
+        I: IntoIterator<Item = (K, V)>,
+    {
+        Store::load_with_cipher(entries, None)
+    }
+
+    /// Opens a store from its core values by key.
+    pub(crate) fn load_values(values: &Values) -> Result<Store> {
+        match choose(values)? {
+            Some(choice) => load_v2(choice, values),
+            None => load_v1(values),
+        }
+    }
+}
+
+/// Checks that every part of `info` can be read (see [`named_part_error`]).
+fn check_parts(info: &SegmentInfo, values: &Values) -> Result<()> {
+    for key in info.keys() {
+        if let Some(Err(e)) = values.get(key.as_str()) {
+            return Err(named_part_error(e.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The error of a part a commit names. A commit names only parts of its own format or older,
+/// sealed as it is (with its key, or not at all), so a named part that claims a newer format,
+/// another key, or is sealed when the commit is not (or the reverse) was altered: corrupt, not
+/// locked or from the future, whatever the value's own header says.
+fn named_part_error(e: Error) -> Error {
+    match e {
+        Error::UnsupportedVersion { key, found, .. } => Error::CorruptData {
+            key,
+            reason: format!(
+                "claims format version {found}, newer than the commit naming it: the value was \
+                 altered"
+            ),
+        },
+        Error::Locked { key, reason } => Error::CorruptData {
+            key,
+            reason: format!("sealed otherwise than the commit naming it ({reason}): altered"),
+        },
+        e => e,
+    }
+}
+
+/// Reads the segment `info` names from `values` (see [`read_chunks`]).
+pub(super) fn read_segment<'a>(info: &SegmentInfo, values: &Values<'a>) -> Result<ReadSegment<'a>> {
+    check_parts(info, values)?;
+    read_chunks(info, |k| {
+        values.get(k).and_then(|v| v.as_ref().ok().copied())
+    })
+    .map_err(named_part_error)
+}
+
+/// Checks that every segment `commit` names is stored whole and is the one it names.
+pub(super) fn read_named(commit: &Commit, values: &Values) -> Result<()> {
+    for info in &commit.segments {
+        read_segment(info, values)?;
+    }
+    Ok(())
+}
+
+/// The graph nodes of a v2 store: for each sequence number, the segment and place of its
+/// newest stored form.
+struct SegmentGraph<'a> {
+    views: &'a [SegmentView<'a>],
+    nodes: SeqMap<(u32, u8, usize)>,
+}
+
+impl GraphSource for SegmentGraph<'_> {
+    fn level(&self, seq: u64) -> Option<u8> {
+        self.nodes.get(seq).map(|(_, level, _)| level)
+    }
+
+    fn links(&self, seq: u64, f: &mut dyn FnMut(u8, u64)) {
+        if let Some((view, level, offset)) = self.nodes.get(seq) {
+            self.views[view as usize].node_links(offset, level, &mut *f);
+        }
+    }
+}
+
+#[inline(never)]
+fn load_v2(choice: Choice, values: &Values) -> Result<Store> {
+    let Choice {
+        mut commit,
+        warning,
+    } = choice;
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    // Every chunk of every segment, in apply order, with its segment's index.
+    let mut chunks: Vec<(usize, String, ChunkBytes)> = Vec::new();
+    for (si, info) in commit.segments.iter_mut().enumerate() {
+        named.extend(info.keys());
+        let read = read_segment(info, values)?;
+        // A segment written before format v4 gets its checksum now, for the next commit.
+        if info.sum == 0 {
+            info.sum = read.sum;
+        }
+        for (key, chunk) in read.chunks {
+            chunks.push((si, key, chunk));
+        }
+    }
+    let mut views: Vec<SegmentView> = Vec::with_capacity(chunks.len());
+    for (_, key, chunk) in &chunks {
+        views.push(SegmentView::parse(key, chunk.bytes())?);
+    }
+    // Each chunk's segment (its index in the commit) and generation.
+    let segment_of: Vec<usize> = chunks.iter().map(|c| c.0).collect();
+    let generation_of: Vec<u64> = segment_of
+        .iter()
+        .map(|&si| commit.segments[si].generation)
+        .collect();
+    let (chosen, gone_records) = choose_records(&views, &segment_of, &generation_of);
+    // Vectors by (chunk, record index).
+    let mut vector_of: Vec<Vec<u32>> = views
+        .iter()
+        .map(|v| vec![u32::MAX; v.records.len()])
+        .collect();
+    for (vi, v) in views.iter().enumerate() {
+        for i in 0..v.vector_count() {
+            vector_of[vi][v.vector_owner(i) as usize] = i as u32;
+        }
+    }
+    let mut taken: Vec<Vec<Option<Record>>> = views
+        .iter_mut()
+        .map(|v| {
+            core::mem::take(&mut v.records)
+                .into_iter()
+                .map(Some)
+                .collect()
+        })
+        .collect();
+    let mut records = Vec::with_capacity(chosen.len());
+    let mut record_chunk: Vec<u32> = Vec::with_capacity(chosen.len());
+    let mut homes = Vec::with_capacity(chosen.len());
+    // Each loaded record's vector as (chunk, vector index): vectors are read straight from
+    // the chunks into the vector index, the store's only copy of them.
+    let mut vector_at: Vec<(u32, u32)> = Vec::with_capacity(chosen.len());
+    for &(vi, ri) in &chosen {
+        let (vi, ri) = (vi as usize, ri as usize);
+        let Some(r) = taken[vi][ri].take() else {
+            continue;
+        };
+        records.push(r);
+        record_chunk.push(vi as u32);
+        homes.push(generation_of[vi]);
+        vector_at.push((vi as u32, vector_of[vi][ri]));
+    }
+    drop(taken);
+    drop(vector_of);
+    let mut store = Store::from_records(records, commit.next_seq, &|i| {
+        chunks[record_chunk[i] as usize].1.clone()
+    })?;
+    let (gone_blobs, gone_state) =
+        restore_named(&mut store, &mut views, &chunks, &segment_of, &generation_of)?;
+    if !store.memory_config().aliases.is_empty() {
+        store.rebuild_item_index();
+    }
+    restore_uses(&mut store, &views, &generation_of);
+    // Graph nodes: the newest stored form of each sequence number.
+    let mut nodes: Vec<(u64, (u32, u8, usize))> = Vec::new();
+    for (vi, view) in views.iter().enumerate() {
+        view.for_each_node(&chunks[vi].1, |seq, level, offset| {
+            nodes.push((seq, (vi as u32, level, offset)));
+        })?;
+    }
+    let graph = SegmentGraph {
+        views: &views,
+        nodes: SeqMap::new(nodes.iter().copied()),
+    };
+    // Stored text analyses of this build's version: chunk-local term ids become index ids
+    // once per chunk; postings are counted first so each list grows once; then each record's
+    // postings go in without analyzing its text.
+    let usable = |vi: usize| {
+        views[vi]
+            .text
+            .as_ref()
+            .filter(|t| t.version == ANALYSIS_VERSION && t.fields as usize == FIELDS)
+    };
+    let mut text_index = InvertedIndex::default();
+    let term_ids: Vec<Option<Vec<u32>>> = (0..views.len())
+        .map(|vi| usable(vi).map(|t| t.dict.iter().map(|term| text_index.intern(term)).collect()))
+        .collect();
+    let mut term_counts = vec![0u32; text_index.vocabulary()];
+    let mut key_counts = vec![0u32; text_index.vocabulary()];
+    for &(vi, ri) in &chosen {
+        if let (Some(text), Some(ids)) = (usable(vi as usize), &term_ids[vi as usize]) {
+            text.entry(
+                ri as usize,
+                &mut |_, _| {},
+                &mut |id, _| term_counts[ids[id as usize] as usize] += 1,
+                &mut |id, _| key_counts[ids[id as usize] as usize] += 1,
+            );
+        }
+    }
+    text_index.reserve_postings(&term_counts, &key_counts);
+    drop((term_counts, key_counts));
+    // Buffers of one record's entry, reused for every record.
+    let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
+    let mut keys: Vec<(u32, u8)> = Vec::new();
+    let mut stored_text = |slot: Slot, index: &mut InvertedIndex| -> bool {
+        let Some(&(vi, ri)) = chosen.get(slot as usize) else {
+            return false;
+        };
+        let (Some(text), Some(ids)) = (usable(vi as usize), &term_ids[vi as usize]) else {
+            return false;
+        };
+        let mut lens = [0u32; FIELDS];
+        let mut keys_len = 0;
+        terms.clear();
+        keys.clear();
+        text.entry(
+            ri as usize,
+            &mut |l, k| {
+                lens.copy_from_slice(&l[..FIELDS]);
+                keys_len = k;
+            },
+            &mut |id, tf| {
+                let mut f = [0u8; FIELDS];
+                f.copy_from_slice(&tf[..FIELDS]);
+                terms.push((ids[id as usize], f));
+            },
+            &mut |id, tf| keys.push((ids[id as usize], tf)),
+        );
+        index.add_analyzed(slot, &terms, lens, &keys, keys_len);
+        true
+    };
+    let vectors = SegmentVectors {
+        views: &views,
+        count: vector_at.iter().filter(|a| a.1 != u32::MAX).count(),
+        at: vector_at,
+    };
+    let inserted = restore_search(
+        &mut store,
+        commit.dimension as usize,
+        &vectors,
+        &graph,
+        text_index,
+        &mut stored_text,
+    );
+    // Slots follow sequence order, as `chosen` does.
+    store.persist.record_home = homes;
+    let mut node_home = node_homes(&store, &graph, &generation_of);
+    for node in inserted {
+        node_home[node as usize] = UNWRITTEN;
+        store.dirty.mark(Touched::Node(node));
+    }
+    store.persist.node_home = node_home;
+    store.persist.gone_records = gone_records;
+    store.persist.gone_blobs = gone_blobs;
+    store.persist.gone_state = gone_state;
+    // Only keys memdag writes are collected; a `seg/` key of another shape is left alone.
+    store.persist.orphans = values
+        .keys()
+        .filter(|k| {
+            (keys::parse_segment_key(k).is_some() || keys::is_v1_key(k)) && !named.contains(**k)
+        })
+        .map(|k| k.to_string())
+        .collect();
+    store.persist.rewrite_head = warning.is_some();
+    store.persist.warnings = warning.into_iter().collect();
+    store.persist.commit = commit;
+    skip_orphan_generations(&mut store.persist);
+    Ok(store)
+}
+
+// The steps of `load_v2`, each a function of its own. V8 optimizes a wasm function in the
+// background once it has run long enough, and a function that runs once gains nothing from
+// it. With every step inlined into one function (85 kB of wasm), V8 spent 317 ms optimizing
+// it during a 10k open (`node --trace-wasm-compilation-times`), on one of this machine's two
+// cores; split, no function of the open takes more than 125 ms to optimize.
+
+/// The chunk and index of the newest version of every live record, in sequence order, and
+/// the tombstones of deleted records with the generation holding them.
+#[inline(never)]
+fn choose_records(
+    views: &[SegmentView],
+    segment_of: &[usize],
+    generation_of: &[u64],
+) -> (Vec<(u32, u32)>, BTreeMap<u64, u64>) {
+    // Every version of every record as (seq, segment, is-put, chunk, index): the last one of
+    // each sequence number, in apply order (tombstones before puts within a segment), wins.
+    let mut events: Vec<(u64, u32, bool, u32, u32)> = Vec::new();
+    let mut gone_records: BTreeMap<u64, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        let si = segment_of[vi] as u32;
+        for &seq in &view.gone_records {
+            events.push((seq, si, false, vi as u32, 0));
+            gone_records.insert(seq, generation_of[vi]);
+        }
+        events.extend(
+            view.records
+                .iter()
+                .enumerate()
+                .map(|(ri, r)| (r.seq, si, true, vi as u32, ri as u32)),
+        );
+    }
+    events.sort_unstable_by_key(|&(seq, si, put, _, _)| (seq, si, put));
+    let mut chosen: Vec<(u32, u32)> = Vec::with_capacity(events.len());
+    for (i, e) in events.iter().enumerate() {
+        let last_of_seq = events.get(i + 1).is_none_or(|next| next.0 != e.0);
+        if last_of_seq && e.2 {
+            chosen.push((e.3, e.4));
+        }
+    }
+    (chosen, gone_records)
+}
+
+/// Moves the newest version of every blob and named document into `store`; returns the
+/// tombstones of removed ones with the generation holding them.
+#[inline(never)]
+fn restore_named(
+    store: &mut Store,
+    views: &mut [SegmentView],
+    chunks: &[(usize, String, ChunkBytes)],
+    segment_of: &[usize],
+    generation_of: &[u64],
+) -> Result<(BTreeMap<String, u64>, BTreeMap<String, u64>)> {
+    for (vi, view) in views.iter().enumerate() {
+        for (id, text) in &view.blobs {
+            if crate::hash::blob_id(text) != *id {
+                return Err(Error::CorruptData {
+                    key: chunks[vi].1.clone(),
+                    reason: format!("blob {id} does not match its content"),
+                });
+            }
+        }
+    }
+    let (blobs, gone_blobs) = newest_by_name(
+        views,
+        segment_of,
+        generation_of,
+        |v| &v.gone_blobs,
+        |v| v.blobs.iter().map(|(id, _)| id),
+    );
+    let (state, gone_state) = newest_by_name(
+        views,
+        segment_of,
+        generation_of,
+        |v| &v.gone_state,
+        |v| v.state.iter().map(|(name, _)| name),
+    );
+    for (id, (vi, bi)) in blobs {
+        store
+            .persist
+            .blob_home
+            .insert(id.clone(), generation_of[vi]);
+        let text = core::mem::take(&mut views[vi].blobs[bi].1);
+        store.blobs.insert(id, text);
+    }
+    for (name, (vi, di)) in state {
+        store
+            .persist
+            .state_home
+            .insert(name.clone(), generation_of[vi]);
+        let bytes = core::mem::take(&mut views[vi].state[di].1 .0);
+        store.state.insert(name, bytes);
+    }
+    Ok((gone_blobs, gone_state))
+}
+
+/// The newest version of each name of one kind (blobs by id, documents by name), in apply
+/// order with tombstones first within a segment: the live ones as (chunk, index in `live`),
+/// and the tombstones with the generation holding them.
+fn newest_by_name<'v, 'a: 'v, I>(
+    views: &'v [SegmentView<'a>],
+    segment_of: &[usize],
+    generation_of: &[u64],
+    gone: impl Fn(&'v SegmentView<'a>) -> &'v [String],
+    live: impl Fn(&'v SegmentView<'a>) -> I,
+) -> (BTreeMap<String, (usize, usize)>, BTreeMap<String, u64>)
+where
+    I: Iterator<Item = &'v String>,
+{
+    let mut events: BTreeMap<String, (usize, Option<(usize, usize)>)> = BTreeMap::new();
+    let mut tombstones: BTreeMap<String, u64> = BTreeMap::new();
+    for (vi, view) in views.iter().enumerate() {
+        for name in gone(view) {
+            events.insert(name.clone(), (segment_of[vi], None));
+            tombstones.insert(name.clone(), generation_of[vi]);
+        }
+    }
+    for (vi, view) in views.iter().enumerate() {
+        for (i, name) in live(view).enumerate() {
+            let newer = events.get(name).is_none_or(|(si, _)| *si <= segment_of[vi]);
+            if newer {
+                events.insert(name.clone(), (segment_of[vi], Some((vi, i))));
+            }
+        }
+    }
+    let newest = events
+        .into_iter()
+        .filter_map(|(name, (_, at))| at.map(|at| (name, at)))
+        .collect();
+    (newest, tombstones)
+}
+
+/// Restores the use counts of the loaded records: the newest of each live record's sequence
+/// number.
+#[inline(never)]
+fn restore_uses(store: &mut Store, views: &[SegmentView], generation_of: &[u64]) {
+    let mut uses: Vec<(u64, usize, u32)> = Vec::new();
+    for (vi, view) in views.iter().enumerate() {
+        uses.extend(view.uses.iter().map(|&(seq, n)| (seq, vi, n)));
+    }
+    if !uses.is_empty() {
+        // Slots follow sequence order, so a binary search finds a record by its number.
+        uses.sort_by_key(|&(seq, vi, _)| (seq, vi));
+        let mut uses_home = vec![UNWRITTEN; store.slots.len()];
+        for (i, &(seq, vi, n)) in uses.iter().enumerate() {
+            if uses.get(i + 1).is_some_and(|next| next.0 == seq) {
+                continue;
+            }
+            let found = store
+                .slots
+                .binary_search_by_key(&seq, |r| r.as_ref().map_or(u64::MAX, |r| r.seq));
+            if let Ok(slot) = found {
+                store.access.insert(slot as Slot, n);
+                uses_home[slot] = generation_of[vi];
+            }
+        }
+        store.persist.uses_home = uses_home;
+    }
+}
+
+/// The generation holding each graph node's stored links, [`UNWRITTEN`] for none.
+#[inline(never)]
+fn node_homes(store: &Store, graph: &SegmentGraph, generation_of: &[u64]) -> Vec<u64> {
+    let mut node_home = vec![UNWRITTEN; store.search.vectors.node_capacity()];
+    for (node, home) in node_home.iter_mut().enumerate() {
+        let seq = store.search.node_seq(node as u32);
+        if let Some((vi, _, _)) = graph.nodes.get(seq) {
+            *home = generation_of[vi as usize];
+        }
+    }
+    node_home
+}
+
+/// The vectors of a v2 store: each loaded record's (chunk, vector index) in slot order,
+/// `u32::MAX` for none, read straight from the chunks' f32 blocks.
+struct SegmentVectors<'a> {
+    views: &'a [SegmentView<'a>],
+    at: Vec<(u32, u32)>,
+    count: usize,
+}
+
+impl VectorSource for SegmentVectors<'_> {
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Not inlined, here and in the other per-record steps of opening: V8 runs a function's
+    /// first calls unoptimized and optimizes it for later calls, so the work of one record
+    /// must be a call of its own to be optimized within one open.
+    #[inline(never)]
+    fn read(&self, slot: Slot, _: &Record, out: &mut Vec<f32>) -> bool {
+        match self.at.get(slot as usize) {
+            Some(&(vi, vx)) if vx != u32::MAX => {
+                read_f32s(self.views[vi as usize].vector_bytes(vx as usize), out);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The vectors of a v1 store, in its decoded records (how many have one).
+pub(super) struct RecordVectors(pub(super) usize);
+
+impl VectorSource for RecordVectors {
+    fn count(&self) -> usize {
+        self.0
+    }
+
+    fn read(&self, _: Slot, record: &Record, out: &mut Vec<f32>) -> bool {
+        match &record.embedding {
+            Some(e) => {
+                out.extend_from_slice(e);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Restores the search indexes of a loaded store (see [`crate::search::SearchIndex::restore`]).
+/// Afterwards a record whose vector the index took holds none, and one whose stored vector
+/// the index refused (of another dimension, say) holds it, so no vector is kept twice or lost.
+pub(super) fn restore_search(
+    store: &mut Store,
+    dimension: usize,
+    vectors: &dyn VectorSource,
+    graph: &dyn GraphSource,
+    text: InvertedIndex,
+    stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
+) -> Vec<u32> {
+    let mut search = core::mem::take(&mut store.search);
+    let inserted = search.restore(&store.slots, dimension, vectors, graph, text, stored_text);
+    let mut buffer = Vec::new();
+    for (slot, r) in store.slots.iter_mut().enumerate() {
+        let Some(r) = r else { continue };
+        let slot = slot as Slot;
+        if search.vectors.node_of(slot).is_some() {
+            r.embedding = None;
+        } else if r.embedding.is_none() {
+            buffer.clear();
+            if vectors.read(slot, r, &mut buffer) {
+                r.embedding = Some(buffer.clone());
+            }
+        }
+    }
+    store.search = search;
+    inserted
+}

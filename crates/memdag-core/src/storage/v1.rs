@@ -1,0 +1,93 @@
+//! Opening a format-v1 store (one key per record, see [`crate::codec`]): it is read whole and
+//! rewritten as one segment by its first change set, which then deletes every v1 key.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use super::load::{restore_search, RecordVectors, Values};
+use super::skip_orphan_generations;
+use crate::codec::{self, Meta, StoredNode};
+use crate::error::Result;
+use crate::keys;
+use crate::record::Record;
+use crate::search::persist::GraphSource;
+use crate::search::postings::InvertedIndex;
+use crate::store::Store;
+
+/// v1 graph nodes by sequence number.
+struct V1Graph(HashMap<u64, StoredNode>);
+
+impl GraphSource for V1Graph {
+    fn level(&self, seq: u64) -> Option<u8> {
+        self.0
+            .get(&seq)
+            .filter(|n| n.links.len() == n.level as usize + 1)
+            .map(|n| n.level)
+    }
+
+    fn links(&self, seq: u64, f: &mut dyn FnMut(u8, u64)) {
+        if let Some(n) = self.0.get(&seq) {
+            for (lc, layer) in n.links.iter().enumerate() {
+                for &s in layer {
+                    f(lc as u8, s);
+                }
+            }
+        }
+    }
+}
+
+/// Opens a v1 store (or a new, empty one: no values at all).
+pub(super) fn load_v1(values: &Values) -> Result<Store> {
+    let mut records = Vec::new();
+    let mut meta = Meta::default();
+    let mut blobs = BTreeMap::new();
+    let mut nodes: BTreeMap<String, StoredNode> = BTreeMap::new();
+    let mut orphans = BTreeSet::new();
+    for (&key, value) in values {
+        // Only v1 keys are read and collected: a `seg/` key of another shape is not memdag's.
+        if !keys::is_v1_key(key) {
+            continue;
+        }
+        let value = *value.as_ref().map_err(Clone::clone)?;
+        if key == keys::V1_META_KEY {
+            meta = codec::decode_meta(value)?;
+        } else if key.starts_with(keys::V1_RECORD_PREFIX) {
+            records.push((key.to_string(), codec::decode_record(key, value)?));
+        } else if let Some(id) = key.strip_prefix(keys::V1_BLOB_PREFIX) {
+            blobs.insert(id.to_string(), codec::decode_blob(key, value)?);
+        } else if let Some(id) = key.strip_prefix(keys::V1_HNSW_PREFIX) {
+            nodes.insert(id.to_string(), codec::decode_node(key, value)?);
+        }
+        orphans.insert(key.to_string());
+    }
+    records.sort_by_key(|(_, r): &(String, Record)| r.seq);
+    let keys: Vec<String> = records.iter().map(|(k, _)| k.clone()).collect();
+    let records = records.into_iter().map(|(_, r)| r).collect();
+    let mut store = Store::from_records(records, meta.next_seq, &|i| keys[i].clone())?;
+    store.blobs = blobs;
+    // A v1 node belongs to the record of its key, and only if the sequence numbers agree.
+    let by_seq: HashMap<u64, StoredNode> = nodes
+        .into_iter()
+        .filter_map(|(id, n)| {
+            store
+                .get(&id)
+                .filter(|r| r.seq == n.seq)
+                .map(|_| (n.seq, n))
+        })
+        .collect();
+    let vectors = RecordVectors(store.iter().filter(|r| r.embedding.is_some()).count());
+    restore_search(
+        &mut store,
+        meta.dimension as usize,
+        &vectors,
+        &V1Graph(by_seq),
+        InvertedIndex::default(),
+        &mut |_, _| false,
+    );
+    store.persist.full_rewrite =
+        !store.is_empty() || !store.blobs.is_empty() || !orphans.is_empty();
+    store.persist.orphans = orphans;
+    skip_orphan_generations(&mut store.persist);
+    Ok(store)
+}
