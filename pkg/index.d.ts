@@ -316,6 +316,13 @@ export class Memory {
   readonly storeGeneration: number;
   /** The keys to read besides `head` to open a store whose `head` value is `head`. */
   static keysToRead(head: Uint8Array, key?: Uint8Array | null): string[];
+  /** The keys a host reading key by key also reads: when any exists, `head` is older than a
+   * stored segment, and the host must list its keys and load them all instead. */
+  static keysAhead(head: Uint8Array, key?: Uint8Array | null): string[];
+  /** What the `load` that made this memory recovered from (`COMMIT_RECOVERED`: `head` was
+   * missing, unreadable or older than a whole segment; the newest commit a segment carries
+   * was opened, and the next `takeChanges` writes `head` again). */
+  readonly loadWarnings: LoadWarning[];
   /** Takes the changes since the last call, in write order. */
   takeChanges(): Change[];
   /** Marks the keys of a change set that could not be written dirty again. */
@@ -1245,6 +1252,15 @@ export interface FlushResult {
   conflicts: Array<{ op: string; args: unknown[]; error: MemdagError }>;
 }
 
+/** Something an open recovered from, though it lost nothing. */
+export interface LoadWarning {
+  /** `COMMIT_RECOVERED`. */
+  code: string;
+  /** The key concerned (`head`). */
+  key: string;
+  message: string;
+}
+
 /**
  * A memory bound to storage and host callbacks (from `Memory.open`). Reads are synchronous;
  * `flush` writes the change set in one transaction under a Web Lock, reloading first when
@@ -1283,6 +1299,8 @@ export class PersistentMemory extends EventTarget {
   descendants(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];
   children(id: string): string[];
   readonly limits: Limits;
+  /** What the last open or reload recovered from (see `Memory.loadWarnings`). */
+  readonly loadWarnings: LoadWarning[];
   /** Changes limits for turns added from now on (kept across reloads, not stored). */
   setLimits(limits: Partial<Limits>): void;
   /** Erases a user (see `Memory.forgetUser`); resolves once the rewrite is durable. */

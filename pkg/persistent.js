@@ -41,8 +41,10 @@
 // core gave it. Working memory changes field by field, so two tabs that change different
 // fields of one thread both keep their change; of two changes to one field, the newest wins.
 //
-// Opening reads `head` and the keys it names where the adapter says listing is costly
-// (`boundedOpen`, e.g. Workers KV): 1 + parts reads, whatever the number of records.
+// Opening reads `head`, the keys it names and two keys ahead of it where the adapter says
+// listing is costly (`boundedOpen`, e.g. Workers KV): 3 + parts reads, whatever the number of
+// records. It lists instead when `head` is unreadable or a key ahead exists, so the core can
+// open the newest commit its segments carry (a lost or stale `head` loses nothing).
 //
 // Encryption at rest: with `key` (32 bytes, or an extractable WebCrypto CryptoKey read once
 // as raw bytes) the core seals every value it writes and opens every value it loads, exports
@@ -110,15 +112,27 @@ function loadCore(entries, storage, key, limits) {
   return core;
 }
 
-/** Every stored entry of `storage`: listed, or, for `boundedOpen` adapters, `head` and the
- * keys it names (falling back to a listing for a store without `head`, i.e. format v1). */
+/** Every stored entry of `storage`: listed, or, for `boundedOpen` adapters, `head`, the keys
+ * it names and the core's keys ahead of it. It lists instead when there is no readable `head`
+ * (a v1 store, or one the core recovers from its segments) or a key ahead exists (a segment
+ * newer than `head`: the core must see them all to keep the newest commit). */
 async function readStore(storage, key) {
   if (storage.boundedOpen) {
     const head = await storage.load(HEAD_KEY);
+    let plan = null;
     if (head) {
-      const keys = Memory.keysToRead(head, key);
-      const values = await Promise.all([...keys, GENERATION_KEY].map((k) => storage.load(k)));
-      return [[HEAD_KEY, head], ...[...keys, GENERATION_KEY].map((k, i) => [k, values[i]])].filter(([, v]) => v != null);
+      try {
+        plan = { named: Memory.keysToRead(head, key), ahead: Memory.keysAhead(head, key) };
+      } catch (e) {
+        if (e?.code !== 'CORRUPT_DATA') throw e;
+      }
+    }
+    if (plan) {
+      const keys = [...plan.named, GENERATION_KEY, ...plan.ahead];
+      const values = await Promise.all(keys.map((k) => storage.load(k)));
+      if (values.slice(plan.named.length + 1).every((v) => v == null)) {
+        return [[HEAD_KEY, head], ...keys.map((k, i) => [k, values[i]])].filter(([, v]) => v != null);
+      }
     }
   }
   return storage.loadRange('');
@@ -234,6 +248,11 @@ export class PersistentMemory extends EventTarget {
   /** The limits new turns are checked against. */
   get limits() {
     return this.#core.limits;
+  }
+  /** What the last open or reload recovered from (`[{ code, key, message }]`; see the
+   * `Memory.loadWarnings` of the core). */
+  get loadWarnings() {
+    return this.#core.loadWarnings;
   }
 
   /** Changes limits for turns added from now on (kept across reloads, not stored). */

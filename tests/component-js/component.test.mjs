@@ -59,12 +59,23 @@ test('turns with parents survive a reload from the JS kv in a fresh instance', a
   const { memory } = await instantiate(dir, { kv });
   const store = memory.Store.open(undefined, 'builtin');
   assert.equal(store.len(), 5n);
+  assert.deepEqual(store.loadWarnings(), []);
   assert.equal(store.get('c').input, '查一下天气');
   assert.equal(store.get('ghost'), undefined);
   assert.deepEqual(ids(store.ancestors('e', 10, 10)), ['d', 'c', 'a', 'b']);
   assert.deepEqual(ids(store.ancestors('e', 1, 10)), ['d']);
   assert.deepEqual(ids(store.descendants('a', 10, 10)), ['b', 'c', 'd', 'e']);
   assert.deepEqual(ids(store.recent('main', 2)), ['e', 'd']);
+
+  // Without `head`, a fresh instance opens the commit the newest segment carries, and says so.
+  {
+    const headless = new MapKv();
+    for (const [k, v] of kv.entries) if (k !== 'head') headless.entries.set(k, v);
+    const { memory: m } = await instantiate(dir, { kv: headless });
+    const recovered = m.Store.open(undefined, 'builtin');
+    assert.equal(recovered.len(), 5n);
+    assert.deepEqual(recovered.loadWarnings().map((w) => [w.code, w.key]), [['COMMIT_RECOVERED', 'head']]);
+  }
 
   // Search and grep work on the reloaded store.
   const hits = store.search({ text: '天气', mode: 'bm25', k: 3, filter: noFilter, fusion: 'weighted' });

@@ -169,12 +169,21 @@ test('the change set round-trips through a Map', () => {
   assert.equal(new Set(keys).size, changes.length, 'each key once');
   assert.deepEqual(keys, ['seg/0000000000000001/0', 'head']);
   assert.deepEqual(Memory.keysToRead(changes[1][1]), ['seg/0000000000000001/0']);
+  assert.deepEqual(Memory.keysAhead(changes[1][1]), ['seg/0000000000000002/0', 'seg/0000000000000003/0']);
+  assert.deepEqual(mem.loadWarnings, []);
   assert.equal(mem.storeGeneration, 1);
   assert.deepEqual(mem.takeChanges(), [], 'taking clears the set');
 
   const store = apply(new Map(), changes);
   const loaded = Memory.load(store);
   assert.equal(loaded.len, mem.len);
+  // Without `head`, the commit the segment carries opens, with a warning; never an empty store.
+  const headless = new Map([...store].filter(([k]) => k !== 'head'));
+  const recovered = Memory.load(headless);
+  assert.equal(recovered.len, mem.len);
+  assert.deepEqual(recovered.loadWarnings.map((w) => [w.code, w.key]), [['COMMIT_RECOVERED', 'head']]);
+  assert.match(recovered.loadWarnings[0].message, /missing/);
+  assert.ok(recovered.hasChanges, 'the next change set writes head again');
   assert.deepEqual(loaded.takeChanges(), [], 'a loaded memory has no pending changes');
   for (const thread of ['t1', 't2']) {
     const original = mem.recent(thread, 100);

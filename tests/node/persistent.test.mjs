@@ -227,9 +227,36 @@ test('a KeyValueStorage store opens by reading head and the keys it names, not b
   const again = await Memory.open({ name: 'bounded', storage: new KeyValueStorage(counting), sync: false });
   assert.equal(again.len, 70);
   assert.equal(lists, 0, 'no listing');
-  const named = 1 + Memory.keysToRead(kv.map.get('head')).length + 1;
-  assert.equal(gets, named, 'head, its parts and the generation key');
+  const named = 1 + Memory.keysToRead(kv.map.get('head')).length + 1 + Memory.keysAhead(kv.map.get('head')).length;
+  assert.equal(gets, named, 'head, its parts, the generation key and the two keys ahead');
   assert.ok(gets < 20, `${gets} reads for 70 turns in ${mem.storage ? 'several' : ''} flushes`);
+  assert.deepEqual(again.loadWarnings, []);
+});
+
+test('a KeyValueStorage store whose head is stale, missing or unreadable is listed and opens its newest commit', async () => {
+  const kv = asyncKv();
+  const mem = await Memory.open({ name: 'stale', storage: new KeyValueStorage(kv), sync: false });
+  await mem.add({ thread: 't', input: 'first' });
+  const stale = kv.map.get('head');
+  await mem.add({ thread: 't', input: 'second' });
+  const newest = kv.map.get('head');
+  for (const [how, head] of [['rolled back', stale], ['missing', null], ['emptied', new Uint8Array()], ['cut short', newest.slice(0, 12)]]) {
+    if (head == null) kv.map.delete('head');
+    else kv.map.set('head', head);
+    let lists = 0;
+    const counting = { ...kv, list: (p) => (lists++, kv.list(p)) };
+    const again = await Memory.open({ name: 'stale', storage: new KeyValueStorage(counting), sync: false });
+    assert.equal(again.len, 2, how);
+    assert.ok(lists > 0, `${how}: listed`);
+    assert.equal(again.loadWarnings[0]?.code, 'COMMIT_RECOVERED', how);
+    assert.equal(again.loadWarnings[0]?.key, 'head', how);
+    // Its next flush stores `head` again; nothing was lost.
+    await again.add({ thread: 't', input: `after ${how}` });
+    const reopened = await Memory.open({ name: 'stale', storage: new KeyValueStorage(kv), sync: false });
+    assert.deepEqual(reopened.loadWarnings, [], how);
+    assert.ok(reopened.recent('t', 10).some((r) => r.input === `after ${how}`), how);
+    kv.map.set('head', newest);
+  }
 });
 
 test('autoFlush writes each turn; export and import round-trip', async () => {

@@ -16,7 +16,7 @@ use crate::bindings::memdag::core::query::{
     Encoding, GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
 };
 use crate::bindings::memdag::core::types::{
-    Added, Forgotten, Group, Imported, Limits as TurnLimits, Reindexed,
+    Added, Forgotten, Group, Imported, Limits as TurnLimits, LoadWarning, Reindexed,
 };
 use crate::{Error, Memory, NewTurn, Record};
 
@@ -162,6 +162,12 @@ impl Memory {
     /// The number of live records.
     pub fn len(&mut self) -> Result<u64, Error> {
         self.store_call(|s, st, h| s.call_len(st, h))
+    }
+
+    /// What the open recovered from (a `COMMIT_RECOVERED` warning when `head` was missing,
+    /// unreadable or older than a whole segment); empty for a store opened from its `head`.
+    pub fn load_warnings(&mut self) -> Result<Vec<LoadWarning>, Error> {
+        self.store_call(|s, st, h| s.call_load_warnings(st, h))
     }
 
     /// Whether the store holds no record.

@@ -69,7 +69,7 @@ pub use bindings::memdag::core::query::{
 };
 pub use bindings::memdag::core::types::{
     Added, CompactNode, Error as MemoryError, ErrorCode, Forgotten, Group, Imported,
-    Limits as TurnLimits, NewTurn, Record, Reindexed, Section, Step,
+    Limits as TurnLimits, LoadWarning, NewTurn, Record, Reindexed, Section, Step,
 };
 pub use bindings::memdag::core::work::{WorkChange, WorkField, WorkOp, WorkUpdate, WorkingMemory};
 pub use command::{CommandEmbedder, CommandLlm};

@@ -180,6 +180,32 @@ fn corrupt_bytes_give_corrupt_data_naming_the_key() {
 }
 
 #[test]
+fn a_lost_head_opens_the_newest_commit_with_a_warning_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let kv = DirKv::open(dir.path()).unwrap();
+    {
+        let mut memory = runtime().open(kv.clone(), Some("p/")).unwrap();
+        memory.add_turn(turn("a", "main", 1, &[])).unwrap();
+        memory.add_turn(turn("b", "main", 2, &["a"])).unwrap();
+        assert!(memory.load_warnings().unwrap().is_empty());
+    }
+    let mut kv2 = kv.clone();
+    kv2.delete("p/head").unwrap();
+    let mut memory = runtime().open(kv.clone(), Some("p/")).unwrap();
+    let warnings = memory.load_warnings().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].code, "COMMIT_RECOVERED");
+    assert_eq!(warnings[0].key, "p/head");
+    assert_eq!(ids(&memory.recent("main", 10).unwrap()), ["b", "a"]);
+    // The next write stores `head` again: a later open has nothing to recover from.
+    memory.add_turn(turn("c", "main", 3, &["b"])).unwrap();
+    assert!(kv2.get("p/head").unwrap().is_some());
+    let mut again = runtime().open(kv, Some("p/")).unwrap();
+    assert!(again.load_warnings().unwrap().is_empty());
+    assert_eq!(again.len().unwrap(), 3);
+}
+
+#[test]
 fn prefixes_keep_stores_apart() {
     let dir = tempfile::tempdir().unwrap();
     // One writer handle on the directory, shared by the stores under it.

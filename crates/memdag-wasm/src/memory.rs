@@ -233,6 +233,35 @@ impl Memory {
         Store::keys_to_read_with_cipher(head, cipher.as_ref()).map_err(throw)
     }
 
+    /// The keys a host reading key by key also reads when it opens the store whose `head`
+    /// value is `head` (`key` as in `load`): the first parts of the next two generations. When
+    /// any of them exists, `head` is older than a stored segment, and the host must list its
+    /// keys and load them all instead, so that the newer commit is found and kept.
+    #[wasm_bindgen(js_name = keysAhead)]
+    pub fn keys_ahead(head: &[u8], key: JsValue) -> Result<Vec<String>, JsValue> {
+        let cipher = cipher_of(&key)?;
+        Store::keys_ahead_with_cipher(head, cipher.as_ref()).map_err(throw)
+    }
+
+    /// What the `load` that made this memory recovered from, as `{ code, key, message }`
+    /// objects: `COMMIT_RECOVERED` when `head` was missing, unreadable or older than a whole
+    /// segment and the newest commit a segment carries was opened (the next `takeChanges`
+    /// writes `head` again). Empty for a memory loaded from its `head`, or new.
+    #[wasm_bindgen(getter, js_name = loadWarnings)]
+    pub fn load_warnings(&self) -> Result<JsValue, JsValue> {
+        self.read(|s| {
+            let list = js_sys::Array::new();
+            for w in s.load_warnings() {
+                let o = js_sys::Object::new();
+                for (name, value) in [("code", w.code), ("key", &w.key), ("message", &w.message)] {
+                    js_sys::Reflect::set(&o, &name.into(), &value.into())?;
+                }
+                list.push(&o);
+            }
+            Ok(list.into())
+        })
+    }
+
     /// Seals this memory with `key` from now on (omitted or `null`: stores it plain) and makes
     /// the next `takeChanges` rewrite the whole store with it, then delete every older key:
     /// encrypts a plain store, changes the key, or decrypts. A crash before that change set's

@@ -122,20 +122,35 @@ fn handle(mut req: Request) -> Result<Response, CoreError> {
         .map_err(|e| CoreError::invalid(e.to_string()))
 }
 
-/// Loads the store under `prefix`: `head` and the keys it names (1 + parts lookups), or, for a
-/// store without `head` (format v1), every key of the prefix, page by page.
+/// Loads the store under `prefix`: `head`, the keys it names and the two keys ahead of it
+/// (3 + parts lookups), or every key of the prefix, page by page, when there is no readable
+/// `head` (format v1, or a commit the core recovers from its segments) or a key ahead exists
+/// (a segment newer than `head`, see `Store::keys_ahead`).
 fn load(kv: &KVStore, prefix: &str) -> Result<Store, CoreError> {
     let mut entries = Vec::new();
     if let Some(head) = lookup(kv, &format!("{prefix}head"))? {
-        for key in Store::keys_to_read(&head)? {
-            if let Some(value) = lookup(kv, &format!("{prefix}{key}"))? {
-                entries.push((key, value));
+        let plan = match (Store::keys_to_read(&head), Store::keys_ahead(&head)) {
+            (Ok(named), Ok(ahead)) => Some((named, ahead)),
+            (Err(CoreError::CorruptData { .. }), _) | (_, Err(CoreError::CorruptData { .. })) => None,
+            (Err(e), _) | (_, Err(e)) => return Err(e),
+        };
+        if let Some((named, ahead)) = plan {
+            let mut newer = false;
+            for key in &ahead {
+                newer |= lookup(kv, &format!("{prefix}{key}"))?.is_some();
+            }
+            if !newer {
+                for key in named {
+                    if let Some(value) = lookup(kv, &format!("{prefix}{key}"))? {
+                        entries.push((key, value));
+                    }
+                }
+                entries.push(("head".to_string(), head));
+                let mut store = Store::load(entries)?;
+                store.set_auto_embed(true);
+                return Ok(store);
             }
         }
-        entries.push(("head".to_string(), head));
-        let mut store = Store::load(entries)?;
-        store.set_auto_embed(true);
-        return Ok(store);
     }
     for page in kv.build_list().prefix(prefix).iter() {
         for key in page.map_err(|e| storage("list", e))?.keys() {

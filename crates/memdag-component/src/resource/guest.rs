@@ -23,7 +23,7 @@ use crate::bindings::memdag::core::query::{
     GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery, SearchResults,
 };
 use crate::bindings::memdag::core::types::{
-    Added, Error, Forgotten, Group, Imported, Limits, NewTurn, Record, Reindexed,
+    Added, Error, Forgotten, Group, Imported, Limits, LoadWarning, NewTurn, Record, Reindexed,
 };
 use crate::bindings::memdag::core::work::{WorkChange, WorkUpdate, WorkingMemory};
 use crate::convert::{graph as cg, items as ci, learn as cl, work as cw};
@@ -243,6 +243,19 @@ impl GuestStore for MemoryStore {
 
     fn len(&self) -> Result<u64, Error> {
         self.with_store(|s| Ok(s.len() as u64))
+    }
+
+    fn load_warnings(&self) -> Result<Vec<LoadWarning>, Error> {
+        self.with_store(|s| {
+            Ok(s.load_warnings()
+                .iter()
+                .map(|w| LoadWarning {
+                    code: w.code.to_string(),
+                    key: format!("{}{}", self.prefix, w.key),
+                    message: w.message.clone(),
+                })
+                .collect())
+        })
     }
 
     fn export_snapshot(&self) -> Result<Vec<(String, Vec<u8>)>, Error> {

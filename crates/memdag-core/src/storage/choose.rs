@@ -15,7 +15,9 @@
 //!    that key, and without it the store is as `head` has it). A candidate whose parts are damaged,
 //!    or whose commit names a segment that is missing, damaged or not the one it names, fails
 //!    the open with an error naming the key: the store was altered, and nothing is deleted.
-//! 4. The first candidate whose commit verifies is opened, with a [`Warning`]; else `head`.
+//! 4. The first candidate whose commit verifies is opened, with a [`Warning`]; else `head`,
+//!    unless its segments fail to load while the segment of its own generation carries
+//!    another commit that verifies (a `head` copied from another store).
 //!    With neither, an open of a store that holds segments fails (locked, when its segments are
 //!    sealed with a key not given): it is never taken for a new, empty store whose first change
 //!    set would delete them.
@@ -88,7 +90,13 @@ pub(super) fn choose(values: &Values) -> Result<Option<Choice>> {
             }
             Err(e) => return Err(e),
         };
-        read_named(&commit, values)?;
+        read_named(&commit, values).map_err(|e| Error::CorruptData {
+            key: segment_key(generation, 0),
+            reason: format!(
+                "segment {generation} is complete and newer than `head`, but the commit it carries \
+                 does not match this store ({e}): if it came from another store, move it out"
+            ),
+        })?;
         let message = match &head {
             Ok(h) => format!(
                 "`head` names generation {}, older than the complete segment {generation}: \
@@ -129,6 +137,37 @@ pub(super) fn choose(values: &Values) -> Result<Option<Choice>> {
             ),
         })),
     }
+}
+
+/// When `head` opened but its commit failed to load (with `failure`), the commit its own
+/// generation's segment carries, if that one differs from `head`'s and verifies: a `head`
+/// copied from another store names segments that are not this one's, while the store's own
+/// newest segment still carries the store's commit. `None` otherwise, and the open fails.
+pub(super) fn instead_of_head(head: &Commit, failure: &Error, values: &Values) -> Option<Choice> {
+    let commit = segment_commit(head.generation, values).ok()??;
+    let same = |a: &Commit, b: &Commit| {
+        a.segments.len() == b.segments.len()
+            && a.segments.iter().zip(&b.segments).all(|(x, y)| {
+                x.generation == y.generation
+                    && x.parts == y.parts
+                    && (x.sum == 0 || y.sum == 0 || x.sum == y.sum)
+            })
+    };
+    if same(&commit, head) || read_named(&commit, values).is_err() {
+        return None;
+    }
+    Some(Choice {
+        commit,
+        warning: Some(Warning {
+            code: COMMIT_RECOVERED,
+            key: HEAD_KEY.into(),
+            message: format!(
+                "`head` does not match the store's segments ({failure}): opened the commit \
+                 segment {} carries",
+                head.generation
+            ),
+        }),
+    })
 }
 
 /// The commit the segment of `generation` carries, with its own entry filled in from its

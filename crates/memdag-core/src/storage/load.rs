@@ -6,7 +6,7 @@ use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use super::choose::{choose, Choice};
+use super::choose::{choose, instead_of_head, Choice};
 use super::v1::load_v1;
 use super::{skip_orphan_generations, UNWRITTEN};
 use crate::commit::Commit;
@@ -48,9 +48,16 @@ impl Store {
 
     /// Opens a store from its core values by key.
     pub(crate) fn load_values(values: &Values) -> Result<Store> {
-        match choose(values)? {
-            Some(choice) => load_v2(choice, values),
-            None => load_v1(values),
+        let Some(choice) = choose(values)? else {
+            return load_v1(values);
+        };
+        let head = choice.warning.is_none().then(|| choice.commit.clone());
+        match (load_v2(choice, values), head) {
+            (Err(e), Some(head)) => match instead_of_head(&head, &e, values) {
+                Some(other) => load_v2(other, values),
+                None => Err(e),
+            },
+            (loaded, _) => loaded,
         }
     }
 }

@@ -189,6 +189,11 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
     }
     let started = Instant::now();
     let mut memory = runtime.open_with(kv, options)?;
+    // A recovered commit lost nothing, but the user should know their `head` was not the
+    // newest (restored from a copy, lost, or cut short).
+    for w in memory.load_warnings()? {
+        eprintln!("warning: {}: {} ({})", w.code, w.message, w.key);
+    }
     if verbose {
         writeln!(
             out,
