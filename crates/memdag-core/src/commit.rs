@@ -155,8 +155,8 @@ fn check(key: &str, commit: &Commit) -> Result<()> {
 }
 
 /// Something an open did that the host should know, though it lost nothing: each with a
-/// stable code (the faces show it beside their own warnings).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// stable code. Its serde form (`{ code, key, message }`) is the JSON shape of every face.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
     /// `COMMIT_RECOVERED`: `head` was missing, unreadable or older than a complete segment, and
     /// the store opened the newest commit a segment carries; the next change set writes `head`.

@@ -249,17 +249,7 @@ impl Memory {
     /// writes `head` again). Empty for a memory loaded from its `head`, or new.
     #[wasm_bindgen(getter, js_name = loadWarnings)]
     pub fn load_warnings(&self) -> Result<JsValue, JsValue> {
-        self.read(|s| {
-            let list = js_sys::Array::new();
-            for w in s.load_warnings() {
-                let o = js_sys::Object::new();
-                for (name, value) in [("code", w.code), ("key", &w.key), ("message", &w.message)] {
-                    js_sys::Reflect::set(&o, &name.into(), &value.into())?;
-                }
-                list.push(&o);
-            }
-            Ok(list.into())
-        })
+        self.read(|s| to_plain("load warnings", &s.load_warnings()))
     }
 
     /// Seals this memory with `key` from now on (omitted or `null`: stores it plain) and makes
