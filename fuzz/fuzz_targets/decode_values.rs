@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
             level: 0,
             entries: 1,
             bytes: body.len() as u64,
+            ..SegmentInfo::default()
         }],
     };
     let mut part = Vec::with_capacity(20 + body.len());
