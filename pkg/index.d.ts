@@ -108,7 +108,7 @@ export interface AddedRecord extends MemoryRecord {
 export interface Imported {
   turns: number;
   items: number;
-  /** Threads whose working memory was imported. */
+  /** Working memories imported (one per user and thread). */
   work: number;
   /** Ids the memory already had, left as they were. */
   skipped: string[];
@@ -263,10 +263,13 @@ export class Memory {
    * file and line, and nothing is added. Export, import, export gives the same files. */
   importMarkdown(files: Iterable<MarkdownFile>): Imported;
   /** The record with this id, or `undefined`. With `user`, only a record that user may see
-   * (their own, or tagged `shared`); a hidden one is `undefined` like a missing one. */
+   * (their own, or tagged `shared`); a hidden one is `undefined` like a missing one. Without
+   * one, any record: a store-wide read. An empty or blank `user` (here and in every call
+   * and query that takes one) throws `INVALID_INPUT`: it never means every user. */
   get(id: string, user?: string): MemoryRecord | undefined;
-  /** The `n` newest records of a thread, newest first. */
-  recent(thread: string, n: number): MemoryRecord[];
+  /** The `n` newest records of a thread, newest first; with `user`, only those that user may
+   * see. */
+  recent(thread: string, n: number, user?: string): MemoryRecord[];
   /** The `n` newest records of a user across all threads, newest first. */
   byUser(user: string, n: number): MemoryRecord[];
   /**
@@ -373,8 +376,9 @@ export class Memory {
   /** Deletes an item softly at `at` (default now): kept with its history, out of search and
    * recall. Throws `NOT_FOUND`. `delete(id)` removes it for good. */
   deleteItem(id: string, at?: number): MemoryItem;
-  /** Every version of an item, oldest first, those of the items it superseded included. */
-  itemHistory(id: string): HistoryEntry[];
+  /** Every version of an item, oldest first, those of the items it superseded included; with
+   * `user`, only an item that user may see (else `NOT_FOUND`). */
+  itemHistory(id: string, user?: string): HistoryEntry[];
   /** The items a query selects; active ones, newest first, by default. */
   listItems(query?: ItemQuery): MemoryItem[];
   /** The logged resolutions a query selects, newest first. */
@@ -399,12 +403,12 @@ export class Memory {
   parseJudgement(itemId: string, answer: string): Judged;
   /** Learns proposals, `judged[i]` judging the candidates of `proposals[i]`. */
   learn(proposals: NewItem[], judged?: Judged[][]): ExtractReport;
-  /** The working memory of `thread` (empty fields if it has none). */
-  workingMemory(thread: string): WorkingMemory;
+  /** `user`'s working memory of `thread` (omitted: no user's); empty fields if none. */
+  workingMemory(thread: string, user?: string): WorkingMemory;
   /** Changes one field of a thread's working memory. */
   updateWork(update: WorkUpdate): WorkChange;
-  /** Forgets a thread's working memory; whether it had one. */
-  clearWork(thread: string): boolean;
+  /** Forgets `user`'s working memory of a thread (omitted: no user's); whether there was one. */
+  clearWork(thread: string, user?: string): boolean;
   /** The threads that have working memory. */
   workThreads(): string[];
   /** Turns and items by local day. */
@@ -580,6 +584,9 @@ export type Encoding = 'cl100k_base' | 'o200k_base';
 /** What to recall; every field but `thread` is optional. */
 export interface RecallQuery {
   thread: string;
+  /** The current user: only their records and shared ones, and their working memory of the
+   * thread. Omitted: a store-wide recall (and no user's working memory). An empty or blank
+   * user throws `INVALID_INPUT`: it never means every user. */
   user?: string;
   keywords?: string[];
   queryText?: string | null;
@@ -906,11 +913,13 @@ export interface WorkChange {
 /** A working-memory operation. */
 export type WorkOp = 'set' | 'push' | 'pop' | 'patch' | 'remove';
 
-/** The working memory of one thread. Conventional fields: `goal` (text), `tasks` (a list of
- * `{ text, status }`), `constraints` (a list), `notes` (an object). */
+/** The working memory of one user in one thread (working memory is per user and thread: a
+ * user never sees another's, even on a thread id they share). Conventional fields: `goal`
+ * (text), `tasks` (a list of `{ text, status }`), `constraints` (a list), `notes` (an
+ * object). */
 export interface WorkingMemory {
   thread: string;
-  /** The user of the last change. */
+  /** Whose it is; `''` for no user's. */
   user: string;
   fields: Record<string, WorkField>;
   /** Oldest first. */
@@ -926,6 +935,8 @@ export interface WorkUpdate {
   value?: unknown;
   /** Default `Date.now()`; an older change than the field's newest is kept as `stale`. */
   at?: number;
+  /** Whose working memory it changes; omitted: no user's. An empty or blank user throws
+   * `INVALID_INPUT`. */
   user?: string;
 }
 
@@ -1032,7 +1043,8 @@ export interface McpTool {
 
 /** What the host knows and the model must not choose. */
 export interface ToolContext {
-  /** Every tool keeps to this user's memory. */
+  /** Every tool keeps to this user's memory. Omitted: every user's memory (an explicit,
+   * store-wide context); an empty or blank user throws `INVALID_INPUT`. */
   user?: string | null;
   /** Recall's thread when the model names none. */
   thread?: string | null;
@@ -1293,7 +1305,7 @@ export class PersistentMemory extends EventTarget {
   /** The ids a reply cites that name records `user` may see (see `Memory.cited`). */
   cited(replyText: string, user?: string): string[];
   get(id: string, user?: string): MemoryRecord | undefined;
-  recent(thread: string, n: number): MemoryRecord[];
+  recent(thread: string, n: number, user?: string): MemoryRecord[];
   byUser(user: string, n: number): MemoryRecord[];
   ancestors(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];
   descendants(id: string, depth?: number, limit?: number, user?: string): MemoryRecord[];
@@ -1322,7 +1334,7 @@ export class PersistentMemory extends EventTarget {
   getItem(id: string, user?: string): MemoryItem | undefined;
   updateItem(id: string, update: ItemUpdate): Promise<MemoryItem>;
   deleteItem(id: string, at?: number): Promise<MemoryItem>;
-  itemHistory(id: string): HistoryEntry[];
+  itemHistory(id: string, user?: string): HistoryEntry[];
   listItems(query?: ItemQuery): MemoryItem[];
   resolutions(query?: ResolutionQuery): LoggedResolution[];
   readonly memoryConfig: MemoryConfig;
@@ -1338,11 +1350,11 @@ export class PersistentMemory extends EventTarget {
   judgePrompt(item: NewItem, existing: MemoryItem | string): string;
   parseJudgement(itemId: string, answer: string): Judged;
   learn(proposals: NewItem[], judged?: Judged[][]): Promise<ExtractReport>;
-  workingMemory(thread: string): WorkingMemory;
-  /** Changes one field of a thread's working memory; resolves once durable. Two tabs that
-   * change different fields both keep their change. */
+  workingMemory(thread: string, user?: string): WorkingMemory;
+  /** Changes one field of a user's working memory of a thread; resolves once durable. Two
+   * tabs that change different fields both keep their change. */
   updateWork(update: WorkUpdate): Promise<WorkChange>;
-  clearWork(thread: string): Promise<boolean>;
+  clearWork(thread: string, user?: string): Promise<boolean>;
   workThreads(): string[];
   timeline(query?: TimelineQuery): TimelineDay[];
   neighbors(entity: string, depth: number, query?: GraphQuery): Subgraph;

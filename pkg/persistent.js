@@ -433,9 +433,10 @@ export class PersistentMemory extends EventTarget {
     return this.#change('updateWork', [pinned], (core) => core.updateWork(pinned));
   }
 
-  /** Forgets a thread's working memory; resolves with whether it had one once durable. */
-  async clearWork(thread) {
-    return this.#change('clearWork', [thread], (core) => core.clearWork(thread));
+  /** Forgets `user`'s working memory of a thread (omitted: no user's); resolves with whether
+   * there was one once durable. */
+  async clearWork(thread, user) {
+    return this.#change('clearWork', [thread, user], (core) => core.clearWork(thread, user));
   }
 
   /** Removes expired items (and what the query adds) for good and rewrites the stored memory

@@ -3,7 +3,8 @@
 // constraints (a list) and the notes (an object), any other field as JSON, and the change
 // history, newest first. Every control is one `updateWork` of one field: set the goal, push or
 // pop a task, mark a task done or open again (a JSON merge patch of its index), add a
-// constraint, set or remove a note; `clearWork` forgets it all.
+// constraint, set or remove a note; `clearWork` forgets it all. Working memory is per user
+// and thread: the tab shows and changes that of the user of the thread's newest turn.
 import { $, h, badge, clip, fillMeta, fillTable, fmtStamp, show, timeEl } from './ui.js';
 
 /** `MM-DD HH:MM:SS`: the changes of one thread are rarely years apart. */
@@ -62,7 +63,8 @@ export function init(ctx) {
   $('#task-pop').addEventListener('click', () => change(ctx, 'tasks', 'pop'));
   $('#work-clear').addEventListener('click', async () => {
     try {
-      const had = await ctx.memory.clearWork(ctx.state.thread);
+      const thread = ctx.state.thread;
+      const had = await ctx.memory.clearWork(thread, ctx.threadUser(thread) || undefined);
       ctx.status(had ? 'working memory cleared' : 'no working memory to clear');
       ctx.render();
     } catch (e) {
@@ -81,7 +83,7 @@ export function render(ctx) {
     $('#work-history').replaceChildren();
     return;
   }
-  const wm = memory.workingMemory(state.thread);
+  const wm = memory.workingMemory(state.thread, ctx.threadUser(state.thread) || undefined);
   const value = (name) => wm.fields[name]?.value;
 
   const goal = value('goal');

@@ -15,11 +15,12 @@ const RELATIONS: [&str; 4] = ["residence", "likes", "dislikes", "employer"];
 fn dump(s: &Store) -> Vec<String> {
     let mut v: Vec<String> = s.iter().map(|r| format!("{r:?}")).collect();
     v.sort();
+    // Working memory is per user and thread: every user's of every thread, and no user's.
     v.push(format!(
         "{:?}",
         s.work_threads()
             .iter()
-            .map(|t| s.working_memory(t))
+            .flat_map(|t| [None, Some("ada"), Some("bob")].map(|u| s.working_memory(t, u)))
             .collect::<Vec<_>>()
     ));
     v
@@ -101,7 +102,7 @@ fuzz_target!(|data: &[u8]| {
                     op: ops[b as usize % 5],
                     value: Some(serde_json::json!({ "x": word })),
                     at: t - (b as i64 % 3) * 1500,
-                    user: user.into(),
+                    user: (b & 8 == 0).then(|| user.into()),
                 });
             }
             6 => {

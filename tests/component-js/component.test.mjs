@@ -239,7 +239,11 @@ test('items, working memory, the graph, time and the tools run under jco', async
   // Working memory, recalled first.
   const change = store.updateWork({ thread: 'chat', field: 'goal', op: 'set', value: '"ship it"', at: now, user: 'ada' });
   assert.equal(change.stale, false);
-  assert.deepEqual(store.workingMemory('chat').fields.map((f) => [f.name, f.value]), [['goal', '"ship it"']]);
+  assert.deepEqual(store.workingMemory('chat', 'ada').fields.map((f) => [f.name, f.value]), [['goal', '"ship it"']]);
+  assert.deepEqual(store.workingMemory('chat', 'bob').fields, [], "ada's working memory is hers only");
+  // An empty user names nobody (issue 30): invalid input, never every user.
+  assert.equal(caught(() => store.workingMemory('chat', '')).code, 'invalid-input');
+  assert.equal(caught(() => store.recall({ thread: 'chat', user: '', keywords: [] })).code, 'invalid-input');
   assert.deepEqual(store.workThreads(), ['chat']);
   const recall = store.recall({ thread: 'chat', user: 'ada', keywords: [], workTokens: 100 });
   assert.match(recall.working, /Goal: ship it/);

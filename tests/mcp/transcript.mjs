@@ -2,7 +2,7 @@
 // store over stdio, and every JSON-RPC line that crosses the pipe is printed, client lines
 // marked `>`, server lines `<`.
 //
-//   node tests/mcp/transcript.mjs STORE [--user U] [--thread T]
+//   node tests/mcp/transcript.mjs STORE (--user U | --all-users) [--thread T]
 //
 // Needs the memdag CLI and the component, found as in mcp.test.mjs.
 import { spawn } from 'node:child_process';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 const [store, ...rest] = process.argv.slice(2);
-if (!store) throw new Error('usage: node tests/mcp/transcript.mjs STORE [--user U] [--thread T]');
+if (!store) throw new Error('usage: node tests/mcp/transcript.mjs STORE (--user U | --all-users) [--thread T]');
 const target = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache/memdag-target');
 const bin = process.env.MEMDAG_BIN || join(target, 'debug/memdag');
 const component = process.env.MEMDAG_COMPONENT || join(target, 'wasm32-wasip2/release/memdag_component.wasm');

@@ -132,7 +132,7 @@ test('the snapshot file comes from the core, with the committed fixture\'s forma
   const fixture = readFileSync(new URL('../../crates/memdag-core/tests/fixtures/snapshot-v1.mdagexp', import.meta.url));
   const loaded = Memory.load(decodeExport(fixture));
   assert.equal(loaded.get('b1').input, '继续：写文档');
-  assert.equal(loaded.workingMemory('plans').fields.goal.value, 'ship v1');
+  assert.equal(loaded.workingMemory('plans', 'ada').fields.goal.value, 'ship v1');
   assert.equal(loaded.listItems({ all: true }).length, 2);
 });
 

@@ -27,8 +27,9 @@ test('fields change by set, push, pop, patch and remove; the newest change of a 
   const stale = up('goal', 'set', 'an older goal', T0 - 1);
   assert.equal(stale.stale, true, 'older than the field: kept as stale, not applied');
 
-  const wm = mem.workingMemory('t');
+  const wm = mem.workingMemory('t', 'ada');
   assert.equal(wm.user, 'ada');
+  assert.deepEqual(mem.workingMemory('t').fields, {}, "ada's working memory is not the one of no user");
   assert.deepEqual(Object.keys(wm.fields).sort(), ['goal', 'notes', 'tasks']);
   assert.equal(wm.fields.goal.value, 'ship the release');
   assert.deepEqual(wm.fields.tasks.value, [{ text: 'write notes', status: 'done' }]);
@@ -41,8 +42,8 @@ test('fields change by set, push, pop, patch and remove; the newest change of a 
 
   const before = Date.now();
   assert.ok(mem.updateWork({ thread: 'u', field: 'goal', op: 'set', value: 'x' }).at >= before, 'at defaults to the host clock');
-  assert.equal(thrown(() => mem.updateWork({ thread: 't', field: 'goal', op: 'push', value: 1 })).code, 'INVALID_INPUT', 'not a list');
-  assert.equal(thrown(() => mem.updateWork({ thread: 't', field: 'goal', op: 'set' })).code, 'INVALID_INPUT', 'a value is needed');
+  assert.equal(thrown(() => mem.updateWork({ thread: 't', field: 'goal', op: 'push', value: 1, user: 'ada' })).code, 'INVALID_INPUT', 'not a list');
+  assert.equal(thrown(() => mem.updateWork({ thread: 't', field: 'goal', op: 'set', user: 'ada' })).code, 'INVALID_INPUT', 'a value is needed');
   assert.equal(thrown(() => mem.updateWork({ thread: '', field: 'goal', op: 'set', value: 1 })).code, 'INVALID_INPUT');
   assert.equal(thrown(() => mem.updateWork({ thread: 't', field: 'goal', op: 'append', value: 1 })).code, 'INVALID_INPUT');
   assert.equal(thrown(() => mem.updateWork({ thread: 't', field: 'goal', op: 'set', value: 1, when: 3 })).code, 'INVALID_INPUT', 'unknown property');
@@ -55,8 +56,8 @@ test('fields change by set, push, pop, patch and remove; the newest change of a 
 test('recall shows the working memory first, within its token cap', () => {
   const mem = new Memory();
   mem.addTurn({ thread: 't', user: 'ada', input: 'let us ship it', createdAt: T0 });
-  mem.updateWork({ thread: 't', field: 'goal', op: 'set', value: 'ship the release', at: T0 });
-  mem.updateWork({ thread: 't', field: 'constraints', op: 'push', value: 'no deploys on Friday', at: T0 });
+  mem.updateWork({ thread: 't', field: 'goal', op: 'set', value: 'ship the release', at: T0, user: 'ada' });
+  mem.updateWork({ thread: 't', field: 'constraints', op: 'push', value: 'no deploys on Friday', at: T0, user: 'ada' });
   const r = mem.recall({ thread: 't', user: 'ada', budgetTokens: 300, now: T0 });
   assert.match(r.working, /ship the release/);
   assert.match(r.working, /no deploys on Friday/);

@@ -343,18 +343,22 @@ for (const backend of ['kv', 'do']) {
     let r = await send(`${agent}/work`, { thread: 'plan', field: 'goal', op: 'set', value: 'ship v2', at: T0, user: 'lin' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.stale, false);
-    await send(`${agent}/work`, { thread: 'plan', field: 'tasks', op: 'push', value: { text: 'run migrations', status: 'todo' }, at: T0 + 1 });
-    await send(`${agent}/work`, { thread: 'plan', field: 'tasks', op: 'push', value: { text: 'deploy', status: 'todo' }, at: T0 + 2 });
-    r = await call(`${agent}/work?thread=plan`);
+    await send(`${agent}/work`, { thread: 'plan', field: 'tasks', op: 'push', value: { text: 'run migrations', status: 'todo' }, at: T0 + 1, user: 'lin' });
+    await send(`${agent}/work`, { thread: 'plan', field: 'tasks', op: 'push', value: { text: 'deploy', status: 'todo' }, at: T0 + 2, user: 'lin' });
+    r = await call(`${agent}/work?thread=plan&user=lin`);
     assert.equal(r.body.fields.goal.value, 'ship v2');
     assert.deepEqual(r.body.fields.tasks.value.map((t) => t.text), ['run migrations', 'deploy']);
     assert.equal(r.body.history.length, 3);
     // An older change than the field's newest is kept as stale and does not win.
-    r = await send(`${agent}/work`, { thread: 'plan', field: 'goal', op: 'set', value: 'ship v1', at: T0 - 1 });
+    r = await send(`${agent}/work`, { thread: 'plan', field: 'goal', op: 'set', value: 'ship v1', at: T0 - 1, user: 'lin' });
     assert.equal(r.body.stale, true);
-    assert.equal((await call(`${agent}/work?thread=plan`)).body.fields.goal.value, 'ship v2');
-    // Recall shows it first.
-    assert.match((await send(`${agent}/recall`, { thread: 'plan', now: T0 + DAY })).body.working, /ship v2/);
+    assert.equal((await call(`${agent}/work?thread=plan&user=lin`)).body.fields.goal.value, 'ship v2');
+    // Working memory is per user: another user's (and no user's) is empty.
+    assert.deepEqual((await call(`${agent}/work?thread=plan&user=mei`)).body.fields, {});
+    assert.deepEqual((await call(`${agent}/work?thread=plan`)).body.fields, {});
+    // Recall shows it first, to lin only.
+    assert.match((await send(`${agent}/recall`, { thread: 'plan', user: 'lin', now: T0 + DAY })).body.working, /ship v2/);
+    assert.ok(!(await send(`${agent}/recall`, { thread: 'plan', user: 'mei', now: T0 + DAY })).body.working, "lin's working memory is not mei's");
     assert.deepEqual((await call(`${agent}/work?thread=other`)).body.fields, {});
     assert.equal((await send(`${agent}/work`, { thread: 'plan', field: 'goal', op: 'fly' })).body.error.code, 'INVALID_INPUT');
   });

@@ -294,11 +294,11 @@ pub fn speed(
             },
             value: Some(serde_json::json!(format!("step {i}"))),
             at: 1_800_000_000_000 + i,
-            user: "u0".into(),
+            user: Some("u0".into()),
         };
         if i % 100 == 99 {
             // Keep the task list from growing past its size cap.
-            store.clear_work("t0");
+            store.clear_work("t0", Some("u0")).expect("clear work");
         }
         let t = clock();
         store.update_work(&u).expect("work");

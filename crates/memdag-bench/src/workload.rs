@@ -274,7 +274,7 @@ pub fn measure(
     for (i, q) in questions.iter().enumerate() {
         let query = RecallQuery {
             thread: format!("t{}", i % THREADS),
-            user: "u".into(),
+            user: Some("u".into()),
             query_text: Some(q.clone()),
             budget_tokens: 2000,
             ..Default::default()

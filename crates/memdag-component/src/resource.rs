@@ -95,9 +95,14 @@ impl MemoryStore {
         limit: u32,
         user: Option<String>,
     ) -> Result<Vec<Record>, Error> {
-        let user = user.unwrap_or_default();
         self.with_store(|s| {
-            let found = s.walk_as(&user, &id, direction, depth as usize, limit as usize)?;
+            let found = s.walk_as(
+                user.as_deref(),
+                &id,
+                direction,
+                depth as usize,
+                limit as usize,
+            )?;
             Ok(convert::records(s, &found))
         })
     }

@@ -156,7 +156,7 @@ fn main() {
                     .clone();
                 let q = RecallQuery {
                     thread: r.thread,
-                    user: r.user,
+                    user: Some(r.user).filter(|u| !u.is_empty()),
                     keywords: if keywords {
                         vec![vocab.word(&mut rng).into(), vocab.word(&mut rng).into()]
                     } else {

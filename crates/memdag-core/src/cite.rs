@@ -38,8 +38,10 @@ pub struct Added {
 
 impl Store {
     /// The ids cited as `[id]` in `text` that name a record `user` may see (every record for
-    /// an empty user), in the order of their first citation.
-    pub fn cited(&self, text: &str, user: &str) -> Vec<String> {
+    /// `None`), in the order of their first citation. [`crate::Error::InvalidInput`] for an
+    /// empty or blank user ([`crate::scope`]).
+    pub fn cited(&self, text: &str, user: Option<&str>) -> crate::Result<Vec<String>> {
+        let user = crate::scope::user_scope(user)?;
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
         let mut rest = text;
@@ -52,13 +54,13 @@ impl Store {
             if rest[close..].starts_with(']')
                 && !candidate.is_empty()
                 && candidate.len() <= MAX_ID_LEN
-                && self.get_as(user, candidate).is_some()
+                && self.get(candidate).is_some_and(|r| r.visible_to(user))
                 && seen.insert(candidate)
             {
                 out.push(String::from(candidate));
             }
         }
-        out
+        Ok(out)
     }
 
     /// [`Store::add_turn`] with options (see [`AddOptions`]).

@@ -72,17 +72,23 @@ impl Store {
             removed.push(self.unlink(id)?);
         }
         let blobs = self.drop_unreferenced_blobs(&removed);
-        let work: Vec<String> = self
-            .work_threads()
+        let mut work: Vec<String> = self
+            .work_keys()
             .into_iter()
-            .filter(|t| {
-                let wm = self.working_memory(t);
-                wm.user == user || wm.history.iter().any(|c| c.user == user)
-            })
+            .filter(|(owner, _)| owner == user)
+            .map(|(_, thread)| thread)
             .collect();
         for t in &work {
-            self.clear_work(t);
+            self.clear_work_of(user, t);
         }
+        // A document from before working memory was per user may hold the user's changes
+        // whoever it is read as.
+        for legacy in self.legacy_work_of(user) {
+            self.remove_state(&legacy);
+            work.push(legacy[crate::work::WORK_PREFIX.len()..].into());
+        }
+        work.sort();
+        work.dedup();
         self.search.text.purge_unused_terms();
         self.search.threads.purge_empty();
         self.persist.force_full_rewrite();

@@ -84,7 +84,7 @@ impl Store {
     /// The edge an item makes, if it is one under `q`.
     fn edge(&self, slot: Slot, q: &GraphQuery) -> Option<Edge> {
         let r = self.slot(slot)?;
-        if q.user.as_deref().is_some_and(|u| !r.visible_to(u)) {
+        if !r.visible_to(q.user.as_deref()) {
             return None;
         }
         let as_of;
@@ -129,6 +129,7 @@ impl Store {
     /// The entities within `depth` edges of `entity` (itself at depth 0), nearest first, and
     /// the edges among them. [`Error::InvalidInput`] for a depth over [`MAX_DEPTH`].
     pub fn neighbors(&self, entity: &str, depth: usize, q: &GraphQuery) -> Result<Subgraph> {
+        crate::scope::user_scope(q.user.as_deref())?;
         if depth > MAX_DEPTH {
             return Err(Error::invalid(std::format!(
                 "depth must be at most {MAX_DEPTH}"
@@ -172,6 +173,7 @@ impl Store {
         max_depth: usize,
         q: &GraphQuery,
     ) -> Result<Vec<Vec<Edge>>> {
+        crate::scope::user_scope(q.user.as_deref())?;
         if max_depth > MAX_DEPTH {
             return Err(Error::invalid(std::format!(
                 "maxDepth must be at most {MAX_DEPTH}"
@@ -253,8 +255,10 @@ impl Store {
     }
 
     /// The nodes and edges of `entities` (canonicalised), and every edge between two of them;
-    /// with no entities, every edge under `q` (a user's whole graph).
-    pub fn subgraph(&self, entities: &[String], q: &GraphQuery) -> Subgraph {
+    /// with no entities, every edge under `q` (a user's whole graph). [`Error::InvalidInput`]
+    /// for an empty or blank user ([`crate::scope`]).
+    pub fn subgraph(&self, entities: &[String], q: &GraphQuery) -> Result<Subgraph> {
+        crate::scope::user_scope(q.user.as_deref())?;
         let wanted: BTreeSet<String> = entities.iter().map(|e| self.entity(e)).collect();
         let mut edges: BTreeMap<String, Edge> = BTreeMap::new();
         let names: Vec<String> = if wanted.is_empty() {
@@ -276,12 +280,12 @@ impl Store {
             nodes.insert(e.from.clone());
             nodes.insert(e.to.clone());
         }
-        Subgraph {
+        Ok(Subgraph {
             nodes: nodes
                 .into_iter()
                 .map(|entity| Node { entity, depth: 0 })
                 .collect(),
             edges: edges.into_values().collect(),
-        }
+        })
     }
 }

@@ -24,6 +24,7 @@ pub mod item;
 pub mod keys;
 pub mod limits;
 pub mod record;
+pub mod scope;
 #[cfg(feature = "std")]
 pub mod state;
 pub mod store;

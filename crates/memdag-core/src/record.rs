@@ -90,11 +90,15 @@ impl Record {
         self.item.is_some()
     }
 
-    /// Whether a call on behalf of `user` may see this record: every record when `user` is
-    /// empty (a store-wide call), else the user's own records and those tagged
-    /// [`SHARED_TAG`].
-    pub fn visible_to(&self, user: &str) -> bool {
-        user.is_empty() || self.user == user || self.tags.iter().any(|t| t == SHARED_TAG)
+    /// Whether a read on behalf of `user` may see this record: every record for `None` (a
+    /// store-wide read), else the user's own records and those tagged [`SHARED_TAG`]. The
+    /// entry points check a named user with [`crate::scope::user_scope`] first, so an empty
+    /// name never gets here; if it did, it would see only records without a user.
+    pub fn visible_to(&self, user: Option<&str>) -> bool {
+        match user {
+            None => true,
+            Some(u) => self.user == u || self.tags.iter().any(|t| t == SHARED_TAG),
+        }
     }
 }
 

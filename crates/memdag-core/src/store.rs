@@ -326,8 +326,31 @@ impl Store {
         self.newest(self.by_thread.get(thread), n)
     }
 
+    /// The `n` newest records of a thread that `user` may see ([`Record::visible_to`]),
+    /// newest first; `None` is store-wide. [`Error::InvalidInput`] for an empty or blank user
+    /// ([`crate::scope`]).
+    pub fn recent_as(&self, user: Option<&str>, thread: &str, n: usize) -> Result<Vec<&Record>> {
+        let user = crate::scope::user_scope(user)?;
+        let Some(set) = self.by_thread.get(thread) else {
+            return Ok(Vec::new());
+        };
+        Ok(set
+            .iter()
+            .rev()
+            .filter_map(|&(_, _, slot)| self.slot(slot))
+            .filter(|r| r.visible_to(user))
+            .take(n)
+            .collect())
+    }
+
     /// The `n` newest records of a user across all threads, newest first.
-    pub fn by_user(&self, user: &str, n: usize) -> Vec<&Record> {
+    /// [`Error::InvalidInput`] for an empty or blank user ([`crate::scope::check_user`]).
+    pub fn by_user(&self, user: &str, n: usize) -> Result<Vec<&Record>> {
+        Ok(self.newest_of_user(crate::scope::check_user(user)?, n))
+    }
+
+    /// [`Store::by_user`] for a user an entry point has checked.
+    pub(crate) fn newest_of_user(&self, user: &str, n: usize) -> Vec<&Record> {
         self.newest(self.by_user.get(user), n)
     }
 
@@ -369,34 +392,37 @@ impl Store {
     /// The ancestors of `id`, breadth-first and nearest first, at most `depth` edges away and
     /// at most `limit` of them. [`Error::NotFound`] if `id` is unknown.
     pub fn ancestors(&self, id: &str, depth: usize, limit: usize) -> Result<Vec<&Record>> {
-        self.walk(id, Direction::Ancestors, depth, limit, "")
+        self.walk(id, Direction::Ancestors, depth, limit, None)
     }
 
     /// The descendants of `id`, breadth-first and nearest first. See [`Store::ancestors`].
     pub fn descendants(&self, id: &str, depth: usize, limit: usize) -> Result<Vec<&Record>> {
-        self.walk(id, Direction::Descendants, depth, limit, "")
+        self.walk(id, Direction::Descendants, depth, limit, None)
     }
 
     /// A walk from `id` on behalf of `user`: only records the user may see
     /// ([`Record::visible_to`]) are returned, and `id` itself must be one of them, else
     /// [`Error::NotFound`] (so a walk does not even reveal that another user's id exists).
     /// The walk passes through records the user may not see, without returning or counting
-    /// them, so the user's ancestry across a shared thread stays connected. An empty `user`
-    /// is store-wide.
+    /// them, so the user's ancestry across a shared thread stays connected. `None` is
+    /// store-wide; an empty or blank user is [`Error::InvalidInput`] ([`crate::scope`]).
     pub fn walk_as(
         &self,
-        user: &str,
+        user: Option<&str>,
         id: &str,
         direction: Direction,
         depth: usize,
         limit: usize,
     ) -> Result<Vec<&Record>> {
+        let user = crate::scope::user_scope(user)?;
         self.walk(id, direction, depth, limit, user)
     }
 
-    /// The record with this id if `user` may see it ([`Record::visible_to`]).
-    pub fn get_as(&self, user: &str, id: &str) -> Option<&Record> {
-        self.get(id).filter(|r| r.visible_to(user))
+    /// The record with this id if `user` may see it ([`Record::visible_to`]); `None` is
+    /// store-wide. [`Error::InvalidInput`] for an empty or blank user ([`crate::scope`]).
+    pub fn get_as(&self, user: Option<&str>, id: &str) -> Result<Option<&Record>> {
+        let user = crate::scope::user_scope(user)?;
+        Ok(self.get(id).filter(|r| r.visible_to(user)))
     }
 
     fn walk(
@@ -405,10 +431,11 @@ impl Store {
         direction: Direction,
         depth: usize,
         limit: usize,
-        user: &str,
+        user: Option<&str>,
     ) -> Result<Vec<&Record>> {
         let start = self
-            .get_as(user, id)
+            .get(id)
+            .filter(|r| r.visible_to(user))
             .ok_or_else(|| Error::NotFound { id: id.into() })?;
         let ids = self.dag.walk_where(
             &start.id,
@@ -416,7 +443,7 @@ impl Store {
             depth,
             limit,
             |n| self.get(n).map(|r| r.parents.as_slice()),
-            |n| user.is_empty() || self.get(n).is_some_and(|r| r.visible_to(user)),
+            |n| user.is_none() || self.get(n).is_some_and(|r| r.visible_to(user)),
         );
         Ok(ids.into_iter().filter_map(|i| self.get(i)).collect())
     }

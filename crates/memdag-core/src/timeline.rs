@@ -91,14 +91,15 @@ impl Store {
         if q.offset_minutes.abs() > 24 * 60 {
             return Err(Error::invalid("offsetMinutes must be within ±1440"));
         }
+        crate::scope::user_scope(q.user.as_deref())?;
         let in_range = |at: i64| q.since.is_none_or(|s| at >= s) && q.until.is_none_or(|u| at < u);
         let mut records: Vec<&Record> = match (&q.thread, &q.user) {
             (Some(t), _) => self.recent(t, usize::MAX),
-            (None, Some(u)) => self.by_user(u, usize::MAX),
+            (None, Some(u)) => self.newest_of_user(u, usize::MAX),
             (None, None) => self.iter().filter(|r| !r.is_item()).collect(),
         };
-        if let Some(u) = &q.user {
-            records.retain(|r| r.visible_to(u));
+        if q.user.is_some() {
+            records.retain(|r| r.visible_to(q.user.as_deref()));
         }
         let mut entries: Vec<TimelineEntry> = Vec::new();
         if !q.items_only {
@@ -126,7 +127,7 @@ impl Store {
             });
             for slot in self.item_slots(q.user.as_deref()) {
                 let Some(r) = self.slot(slot) else { continue };
-                if q.user.as_deref().is_some_and(|u| !r.visible_to(u)) {
+                if !r.visible_to(q.user.as_deref()) {
                     continue;
                 }
                 // A thread's timeline shows the items learned from its turns.

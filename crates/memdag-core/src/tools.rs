@@ -8,8 +8,10 @@
 //! request, `call_tool` for each tool call, the answer back as the tool result.
 //!
 //! The [`ToolContext`] comes from the host, never from the model: its `user` keeps every
-//! tool to that user's memory (the model cannot name another user), its `thread` is recall's
-//! default thread, and its `now` is the clock for new items and relative dates.
+//! tool to that user's memory (the model cannot name another user; no user is the explicit,
+//! store-wide choice, and an empty or blank one is `INVALID_INPUT`, see [`crate::scope`]),
+//! its `thread` is recall's default thread, and its `now` is the clock for new items and
+//! relative dates.
 //!
 //! Arguments are checked strictly: a missing required one, an unknown one or a wrong type is
 //! [`Error::InvalidInput`], which a face returns to the model as a tool error. Times in
@@ -357,7 +359,7 @@ impl Store {
     /// Runs the tool `name` with its JSON arguments (see the module docs) and answers JSON.
     /// An unknown tool is [`Error::InvalidInput`].
     pub fn call_tool(&mut self, name: &str, arguments: Value, ctx: &ToolContext) -> Result<Value> {
-        let user = ctx.user.clone();
+        let user = crate::scope::user_scope(ctx.user.as_deref())?.map(String::from);
         match name {
             "search" => {
                 let a: SearchArgs = args(name, arguments)?;
@@ -412,7 +414,7 @@ impl Store {
             "get" => {
                 let a: IdArgs = args(name, arguments)?;
                 let r = self
-                    .get_as(user.as_deref().unwrap_or(""), &a.id)
+                    .get_as(user.as_deref(), &a.id)?
                     .ok_or(Error::NotFound { id: a.id })?;
                 Ok(record_to_value(r, None))
             }
@@ -424,7 +426,7 @@ impl Store {
                     Direction::Descendants
                 };
                 let records = self.walk_as(
-                    user.as_deref().unwrap_or(""),
+                    user.as_deref(),
                     &a.id,
                     direction,
                     a.depth.unwrap_or(3).clamp(1, 64),
@@ -437,7 +439,7 @@ impl Store {
                 let a: RecallArgs = args(name, arguments)?;
                 let q = RecallQuery {
                     thread: a.thread.or_else(|| ctx.thread.clone()).unwrap_or_default(),
-                    user: user.unwrap_or_default(),
+                    user,
                     query_text: a.query,
                     budget_tokens: a.budget_tokens.unwrap_or(2000).clamp(50, 32_000),
                     now: ctx.now,
@@ -528,7 +530,7 @@ impl Store {
             }
             "forget" => {
                 let a: IdArgs = args(name, arguments)?;
-                if self.item_as(user.as_deref().unwrap_or(""), &a.id).is_none() {
+                if self.item_as(user.as_deref(), &a.id)?.is_none() {
                     return Err(Error::NotFound { id: a.id });
                 }
                 let item = self.delete_item(&a.id, ctx.now.unwrap_or(0))?;

@@ -280,7 +280,7 @@ fn fixture_store() -> BTreeMap<String, Vec<u8>> {
         op: memdag_core::work::WorkOp::Set,
         value: Some(serde_json::json!("keep the format")),
         at: 1_700_000_200_000,
-        user: "ada".into(),
+        user: Some("ada".into()),
     })
     .unwrap();
     s.recall(&memdag_core::recall::RecallQuery {
@@ -336,10 +336,18 @@ fn format_fixtures_still_load() {
                 store.memory_config().conflict,
                 memdag_core::memory::ConflictStrategy::Keep
             );
+            // The fixture's working memory is a document from before working memory was per
+            // user (`work/t`), whose every change is ada's: it reads as hers, and no one else's.
             assert_eq!(
-                store.working_memory("t").fields["goal"].value,
+                store.working_memory("t", Some("ada")).unwrap().fields["goal"].value,
                 serde_json::json!("keep the format")
             );
+            assert!(store.working_memory("t", None).unwrap().fields.is_empty());
+            assert!(store
+                .working_memory("t", Some("bob"))
+                .unwrap()
+                .fields
+                .is_empty());
             assert_eq!(store.access_count("b"), 1, "use counts persist");
         } else if version == 2 {
             assert_eq!(store.len(), 2, "the tombstones hide x0..x7");

@@ -104,7 +104,7 @@ fn sample() -> Store {
         op: WorkOp::Set,
         value: Some(serde_json::json!("ship v1")),
         at: T0,
-        user: "ada".into(),
+        user: Some("ada".into()),
     })
     .unwrap();
     s.put_blob("the full output of a tool").unwrap();
@@ -159,7 +159,10 @@ fn markdown_round_trips_exactly_and_reads_edits_back() {
         "export → import → export gives the same files"
     );
     assert_eq!(content(&back), content(&s));
-    assert_eq!(back.working_memory("plans"), s.working_memory("plans"));
+    assert_eq!(
+        back.working_memory("plans", Some("ada")).unwrap(),
+        s.working_memory("plans", Some("ada")).unwrap()
+    );
     assert_eq!(back.memory_config(), s.memory_config());
     // A person edits a text; the edit is read back, and nothing else changes.
     let edited: Vec<(String, String)> = files
@@ -256,7 +259,7 @@ fn the_snapshot_file_round_trips_and_its_fixture_loads() {
     let f = Store::load(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap();
     assert_eq!(f.get("b1").unwrap().input, "继续：写文档");
     assert_eq!(
-        f.working_memory("plans").fields["goal"].value,
+        f.working_memory("plans", Some("ada")).unwrap().fields["goal"].value,
         serde_json::json!("ship v1")
     );
     assert_eq!(f.iter().filter(|r| r.is_item()).count(), 2);

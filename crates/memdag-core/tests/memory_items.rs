@@ -400,7 +400,9 @@ fn items_join_the_dag_and_search_scopes_them() {
     n.sources = vec!["t3".into(), "t3".into()];
     let it = s.add_item(n).unwrap().item;
     assert_eq!(it.sources, vec!["t3"]);
-    let up = s.walk_as("", &it.id, Direction::Ancestors, 4, 10).unwrap();
+    let up = s
+        .walk_as(None, &it.id, Direction::Ancestors, 4, 10)
+        .unwrap();
     assert_eq!(up[0].id, "t3");
     assert!(s.recent("chat", 10).iter().all(|r| !r.is_item()));
     let search = |scope| {
@@ -464,7 +466,7 @@ fn items_settings_and_use_counts_survive_a_reload() {
     let recall = s
         .recall(&memdag_core::recall::RecallQuery {
             thread: "chat".into(),
-            user: "ada".into(),
+            user: Some("ada".into()),
             ..Default::default()
         })
         .unwrap();
@@ -536,7 +538,7 @@ fn as_of_returns_items_as_they_were() {
 fn recall_query(user: &str, text: Option<&str>, budget: usize) -> memdag_core::recall::RecallQuery {
     memdag_core::recall::RecallQuery {
         thread: "chat".into(),
-        user: user.into(),
+        user: (!user.is_empty()).then(|| user.into()),
         query_text: text.map(String::from),
         budget_tokens: budget,
         now: Some(T0 + 30 * DAY),
@@ -671,7 +673,7 @@ fn each_of_the_four_terms_changes_the_ranking_of_items() {
     let b = s.add_item(b).unwrap().item.id;
     let first = |s: &Store, w: RecallWeights, text: Option<&str>| -> String {
         let q = RecallQuery {
-            user: "ada".into(),
+            user: Some("ada".into()),
             query_text: text.map(String::from),
             now: Some(T0 + 11 * DAY),
             weights: w,
@@ -696,7 +698,7 @@ fn each_of_the_four_terms_changes_the_ranking_of_items() {
     );
     // Use: only a is returned by a tight recall, so only a is used.
     let tight = RecallQuery {
-        user: "ada".into(),
+        user: Some("ada".into()),
         query_text: Some("bees".into()),
         budget_tokens: 60,
         weights: only(0.0, 0.0, 0.0, 1.0),
@@ -728,7 +730,7 @@ fn working_memory_comes_first_in_recall_within_the_budget() {
         op,
         value: Some(value),
         at,
-        user: "ada".into(),
+        user: Some("ada".into()),
     };
     s.update_work(&set(
         "goal",
@@ -764,7 +766,10 @@ fn working_memory_comes_first_in_recall_within_the_budget() {
     let mut kv = BTreeMap::new();
     apply(&mut kv, &mut s);
     assert_eq!(
-        reload(&kv).unwrap().working_memory("chat"),
-        s.working_memory("chat")
+        reload(&kv)
+            .unwrap()
+            .working_memory("chat", Some("ada"))
+            .unwrap(),
+        s.working_memory("chat", Some("ada")).unwrap()
     );
 }

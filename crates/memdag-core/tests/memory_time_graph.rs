@@ -204,7 +204,7 @@ fn a_path_over_three_hops_with_its_facts_and_source_turns() {
     let names: Vec<&str> = n.nodes.iter().map(|x| x.entity.as_str()).collect();
     assert_eq!(names, ["berlin", "acme", "germany"]);
     assert_eq!(n.edges.len(), 2);
-    let sub = s.subgraph(&["ada".into(), "acme".into()], &g);
+    let sub = s.subgraph(&["ada".into(), "acme".into()], &g).unwrap();
     assert_eq!(sub.edges.len(), 1);
     // Aliases the host declares join names.
     let mut config = s.memory_config();
@@ -263,7 +263,7 @@ fn expired_items_leave_search_and_recall_and_purge_leaves_no_byte() {
     let recall = s
         .recall_view(&RecallQuery {
             thread: "chat".into(),
-            user: "ada".into(),
+            user: Some("ada".into()),
             now: Some(NOW),
             ..Default::default()
         })
@@ -359,7 +359,7 @@ fn decay_lowers_an_old_item_only_when_its_kind_has_a_half_life() {
     let old = add(&mut s, "Ada collects stamps", NOW - 300 * DAY);
     let _new = add(&mut s, "Ada plays chess", NOW - DAY);
     let q = RecallQuery {
-        user: "ada".into(),
+        user: Some("ada".into()),
         now: Some(NOW),
         ..Default::default()
     };

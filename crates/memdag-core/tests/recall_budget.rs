@@ -123,7 +123,7 @@ proptest! {
         let encoding = if o200k { Encoding::O200kBase } else { Encoding::Cl100kBase };
         let q = RecallQuery {
             thread: format!("t{thread}"),
-            user: format!("u{user}"),
+            user: Some(format!("u{user}")),
             keywords: keywords.iter().map(|k| k.to_string()).collect(),
             budget_tokens: budget,
             encoding,

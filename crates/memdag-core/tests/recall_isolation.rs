@@ -64,7 +64,7 @@ fn bobs_recall_never_shows_alices_password() {
     let recall = s
         .recall(&RecallQuery {
             thread: "support".into(),
-            user: "bob".into(),
+            user: Some("bob".into()),
             query_text: Some("what is the password".into()),
             ..Default::default()
         })
@@ -114,15 +114,15 @@ proptest! {
         let user = format!("u{asker}");
         let recall = s.recall(&RecallQuery {
             thread: format!("t{thread}"),
-            user: user.clone(),
+            user: Some(user.clone()),
             query_text: Some(format!("tell me the {}", WORDS[word as usize])),
             ..Default::default()
         }).unwrap();
         for item in &recall.items {
             let r = s.get(&item.id).unwrap();
-            prop_assert!(r.visible_to(&user), "{} of {} reached {user}", r.id, r.user);
+            prop_assert!(r.visible_to(Some(&user)), "{} of {} reached {user}", r.id, r.user);
         }
-        for r in s.iter().filter(|r| !r.visible_to(&user)) {
+        for r in s.iter().filter(|r| !r.visible_to(Some(&user))) {
             let marker = format!("<{}>", r.id);
             prop_assert!(!recall.block.contains(&marker), "{} of {} is in the block of {user}", r.id, r.user);
         }
@@ -137,7 +137,7 @@ proptest! {
             }).unwrap();
             for h in &hits {
                 let r = s.get(&h.id).unwrap();
-                prop_assert!(r.visible_to(&user), "search {mode:?}: {} of {} reached {user}", r.id, r.user);
+                prop_assert!(r.visible_to(Some(&user)), "search {mode:?}: {} of {} reached {user}", r.id, r.user);
             }
         }
         let matches = s.grep(&GrepQuery {
@@ -147,26 +147,26 @@ proptest! {
         }).unwrap();
         for m in &matches {
             let r = s.get(&m.id).unwrap();
-            prop_assert!(r.visible_to(&user), "grep: {} of {} reached {user}", r.id, r.user);
+            prop_assert!(r.visible_to(Some(&user)), "grep: {} of {} reached {user}", r.id, r.user);
         }
         // Every visible record's own grep hit is there: isolation hides nothing of the user's.
-        let visible = s.iter().filter(|r| r.visible_to(&user)).count();
+        let visible = s.iter().filter(|r| r.visible_to(Some(&user))).count();
         let distinct: std::collections::BTreeSet<&str> = matches.iter().map(|m| m.id.as_str()).collect();
         prop_assert_eq!(distinct.len(), visible);
         for r in s.iter() {
-            let seen = s.get_as(&user, &r.id);
-            prop_assert_eq!(seen.is_some(), r.visible_to(&user));
+            let seen = s.get_as(Some(&user), &r.id).unwrap();
+            prop_assert_eq!(seen.is_some(), r.visible_to(Some(&user)));
             for direction in [Direction::Ancestors, Direction::Descendants] {
-                match s.walk_as(&user, &r.id, direction, 64, 1000) {
+                match s.walk_as(Some(&user), &r.id, direction, 64, 1000) {
                     Ok(walked) => {
-                        prop_assert!(r.visible_to(&user));
+                        prop_assert!(r.visible_to(Some(&user)));
                         for w in walked {
-                            prop_assert!(w.visible_to(&user), "walk: {} of {} reached {user}", w.id, w.user);
+                            prop_assert!(w.visible_to(Some(&user)), "walk: {} of {} reached {user}", w.id, w.user);
                         }
                     }
                     Err(e) => {
                         prop_assert_eq!(e.code(), "NOT_FOUND");
-                        prop_assert!(!r.visible_to(&user));
+                        prop_assert!(!r.visible_to(Some(&user)));
                     }
                 }
             }
@@ -182,7 +182,7 @@ fn a_user_walk_passes_through_hidden_records_without_counting_them() {
     add(&mut s, "b2", "t", "bob", "bob again", &["b1"], &[]);
     add(&mut s, "a2", "t", "alice", "alice again", &["b2"], &[]);
     let walked: Vec<&str> = s
-        .walk_as("alice", "a2", Direction::Ancestors, 64, 1)
+        .walk_as(Some("alice"), "a2", Direction::Ancestors, 64, 1)
         .unwrap()
         .iter()
         .map(|r| r.id.as_str())
@@ -196,7 +196,7 @@ fn a_user_walk_passes_through_hidden_records_without_counting_them() {
         .collect();
     assert_eq!(all, ["b2", "b1", "a1"]);
     assert_eq!(
-        s.walk_as("alice", "b1", Direction::Descendants, 64, 10)
+        s.walk_as(Some("alice"), "b1", Direction::Descendants, 64, 10)
             .unwrap_err()
             .code(),
         "NOT_FOUND"

@@ -99,7 +99,7 @@ fn sample() -> Store {
 fn query(thread: &str, user: &str) -> RecallQuery {
     RecallQuery {
         thread: thread.into(),
-        user: user.into(),
+        user: (!user.is_empty()).then(|| user.into()),
         ..Default::default()
     }
 }

@@ -94,7 +94,8 @@ fn recent_and_by_user_are_newest_first() {
     }
     assert_eq!(ids(&store.recent("t1", 2)), ["r3", "r2"]);
     assert_eq!(ids(&store.recent("t1", 10)), ["r3", "r2", "r0"]);
-    assert_eq!(ids(&store.by_user("bob", 10)), ["r1"]);
+    assert_eq!(ids(&store.by_user("bob", 10).unwrap()), ["r1"]);
+    assert_eq!(store.by_user(" ", 10).unwrap_err().code(), "INVALID_INPUT");
     assert!(store.recent("none", 5).is_empty());
 }
 
@@ -265,9 +266,13 @@ fn cited_ids_are_found_in_a_reply_and_unknown_parents_can_be_dropped() {
     bobs.user = "bob".into();
     store.add_turn(bobs).unwrap();
     let reply = "As noted in [a] and [ghost], and again [a]; see [b].\n[not closed";
-    assert_eq!(store.cited(reply, ""), ["a", "b"]);
+    assert_eq!(store.cited(reply, None).unwrap(), ["a", "b"]);
     assert_eq!(
-        store.cited(reply, "ada"),
+        store.cited(reply, Some("")).unwrap_err().code(),
+        "INVALID_INPUT"
+    );
+    assert_eq!(
+        store.cited(reply, Some("ada")).unwrap(),
         ["a"],
         "bob's record is not ada's to cite"
     );

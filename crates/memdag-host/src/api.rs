@@ -43,7 +43,12 @@ impl Memory {
 
     /// The `n` newest records of a thread, newest first.
     pub fn recent(&mut self, thread: &str, n: u32) -> Result<Vec<Record>, Error> {
-        self.store_call(|s, st, h| s.call_recent(st, h, thread, n))
+        self.store_call(|s, st, h| s.call_recent(st, h, thread, n, None))
+    }
+
+    /// The `n` newest records of a thread that `user` may see, newest first.
+    pub fn recent_as(&mut self, user: &str, thread: &str, n: u32) -> Result<Vec<Record>, Error> {
+        self.store_call(|s, st, h| s.call_recent(st, h, thread, n, Some(user)))
     }
 
     /// The `n` newest records of a user, newest first.

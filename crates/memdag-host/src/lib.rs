@@ -138,11 +138,12 @@ pub fn grep_query(pattern: &str) -> GrepQuery {
     }
 }
 
-/// A recall for `thread` and `user`, every other option at its default.
-pub fn recall_query(thread: &str, user: &str) -> RecallQuery {
+/// A recall for `thread` and `user` (`None`: a store-wide recall), every other option at its
+/// default.
+pub fn recall_query(thread: &str, user: Option<&str>) -> RecallQuery {
     RecallQuery {
         thread: thread.into(),
-        user: user.into(),
+        user: user.map(str::to_string),
         keywords: Vec::new(),
         query_text: None,
         embedding: None,

@@ -108,8 +108,8 @@ pub fn purge_query(now: i64) -> PurgeQuery {
     }
 }
 
-/// A change of `field` in `thread`'s working memory at `at`, by no named user. `value` is
-/// JSON text (e.g. `"\"ship it\""` for a string).
+/// A change of `field` in the working memory of no user of `thread` at `at` (set `user` for
+/// a user's). `value` is JSON text (e.g. `"\"ship it\""` for a string).
 pub fn work_update(
     thread: &str,
     field: &str,
@@ -123,7 +123,7 @@ pub fn work_update(
         op,
         value: value.map(str::to_string),
         at,
-        user: String::new(),
+        user: None,
     }
 }
 
@@ -150,10 +150,12 @@ pub fn timeline_query() -> TimelineQuery {
     }
 }
 
-/// A tool call for `user` (empty: none) at the host clock's now, with no default thread.
-pub fn tool_context(user: &str) -> ToolContext {
+/// A tool call for `user` at the host clock's now, with no default thread. `None` is the
+/// explicit store-wide choice (every user's memory); an empty or blank user is refused by
+/// the component (`INVALID_INPUT`), never read as every user.
+pub fn tool_context(user: Option<&str>) -> ToolContext {
     ToolContext {
-        user: (!user.is_empty()).then(|| user.to_string()),
+        user: user.map(str::to_string),
         thread: None,
         now: Some(now_ms()),
     }

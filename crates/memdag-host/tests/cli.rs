@@ -716,7 +716,7 @@ fn work_timeline_graph_and_relative_dates() {
         memdag(&store).args(["work", "history", "--thread", "T", "--json"])
     ));
     assert_eq!(history.as_array().unwrap().len(), 5);
-    let recall = ok(memdag(&store).args(["recall", "--thread", "T", "--user", "ada", "--json"]));
+    let recall = ok(memdag(&store).args(["recall", "--thread", "T", "--json"]));
     assert!(
         json(&recall)["working"]
             .as_str()
@@ -724,6 +724,9 @@ fn work_timeline_graph_and_relative_dates() {
             .contains("Goal: ship it"),
         "{recall}"
     );
+    // Changes made with no --user are the working memory of no user, not ada's.
+    let ada = ok(memdag(&store).args(["recall", "--thread", "T", "--user", "ada", "--json"]));
+    assert!(json(&ada)["working"].is_null(), "{ada}");
     let cleared = json(&ok(
         memdag(&store).args(["work", "clear", "--thread", "T", "--json"])
     ));

@@ -163,7 +163,7 @@ fn grep_finds_raw_log_lines() {
 fn recall_builds_a_block_within_budget() {
     let mut memory = runtime().open(MemKv::default(), None).unwrap();
     session(&mut memory);
-    let mut q = recall_query("travel", "mei");
+    let mut q = recall_query("travel", Some("mei"));
     q.budget_tokens = Some(300);
     let recall = memory.recall(&q).unwrap();
     assert!(recall.tokens <= 300 && !recall.block.is_empty());
@@ -177,7 +177,7 @@ fn recall_builds_a_block_within_budget() {
         recall.items
     );
     // A store-wide recall (no user) follows the DAG into it.
-    let mut q = recall_query("travel", "");
+    let mut q = recall_query("travel", None);
     q.budget_tokens = Some(300);
     let recall = memory.recall(&q).unwrap();
     assert!(

@@ -313,7 +313,7 @@ fn working_memory_survives_a_reload_and_recall_shows_it_with_the_known_section()
     );
     let set = |field: &str, op: WorkOp, value: Option<&str>, at: i64| {
         let mut u = work_update("deploy", field, op, value, at);
-        u.user = "lin".into();
+        u.user = Some("lin".into());
         u
     };
     memory
@@ -376,7 +376,15 @@ fn working_memory_survives_a_reload_and_recall_shows_it_with_the_known_section()
 
     // A fresh instance on the same kv sees the same working memory.
     let mut memory = runtime().open(kv, None).unwrap();
-    let wm = memory.working_memory("deploy").unwrap();
+    let wm = memory.working_memory("deploy", Some("lin")).unwrap();
+    assert!(
+        memory
+            .working_memory("deploy", None)
+            .unwrap()
+            .fields
+            .is_empty(),
+        "lin's working memory is not the working memory of no user"
+    );
     let fields: Vec<(&str, &str)> = wm
         .fields
         .iter()
@@ -398,12 +406,12 @@ fn working_memory_survives_a_reload_and_recall_shows_it_with_the_known_section()
         .starts_with("Goal: ship the release\n- [open] run the migrations"));
     assert_eq!(wm.history.len(), 7);
     assert_eq!(memory.work_threads().unwrap(), ["deploy", "scratch"]);
-    assert!(memory.clear_work("scratch").unwrap());
-    assert!(!memory.clear_work("scratch").unwrap(), "idempotent");
+    assert!(memory.clear_work("scratch", None).unwrap());
+    assert!(!memory.clear_work("scratch", None).unwrap(), "idempotent");
     assert_eq!(memory.work_threads().unwrap(), ["deploy"]);
 
     // Recall: the working memory first, then what is known, all within the budget.
-    let mut q = recall_query("deploy", "lin");
+    let mut q = recall_query("deploy", Some("lin"));
     q.budget_tokens = Some(300);
     q.now = Some(NOW);
     let recall = memory.recall(&q).unwrap();
@@ -436,7 +444,7 @@ fn working_memory_survives_a_reload_and_recall_shows_it_with_the_known_section()
     assert!(bare.working.is_none());
     assert!(bare.items.iter().all(|i| i.section != RecallSection::Known));
     // Another user does not see lin's working memory or items.
-    let other = memory.recall(&recall_query("deploy", "mei")).unwrap();
+    let other = memory.recall(&recall_query("deploy", Some("mei"))).unwrap();
     assert!(
         other.working.is_none() && !other.block.contains("tabs"),
         "{other:?}"
@@ -693,7 +701,7 @@ fn tools_the_json_turn_shape_and_the_time_helpers() {
     );
 
     // The host's user binds the tools, whatever the model asks.
-    let ada = tool_context("ada");
+    let ada = tool_context(Some("ada"));
     let answer = memory
         .call_tool(
             "remember",
@@ -710,7 +718,7 @@ fn tools_the_json_turn_shape_and_the_time_helpers() {
     let listed = memory.call_tool("memories", "{}", &ada).unwrap();
     assert!(listed.contains("peanuts"), "{listed}");
     let bob = memory
-        .call_tool("memories", "", &tool_context("bob"))
+        .call_tool("memories", "", &tool_context(Some("bob")))
         .unwrap();
     assert!(!bob.contains("peanuts"), "{bob}");
     let err = memory
@@ -762,7 +770,7 @@ fn tools_the_json_turn_shape_and_the_time_helpers() {
     memory
         .update_work(&{
             let mut u = work_update("plans", "goal", WorkOp::Set, Some("\"x\""), NOW);
-            u.user = "ada".into();
+            u.user = Some("ada".into());
             u
         })
         .unwrap();

@@ -19,15 +19,16 @@ use crate::turn::record_to_js;
 #[wasm_bindgen]
 impl Memory {
     /// The ids cited as `[id]` in `text` that name a record `user` may see (every record
-    /// when `user` is omitted), in order of first citation.
+    /// when `user` is omitted), in order of first citation. Throws `INVALID_INPUT` for an
+    /// empty or blank user.
     pub fn cited(&self, text: &JsValue, user: &JsValue) -> Result<Vec<String>, JsValue> {
         let text = string("text", text)?;
         let user = if user.is_undefined() || user.is_null() {
-            String::new()
+            None
         } else {
-            string("user", user)?
+            Some(string("user", user)?)
         };
-        self.read(|s| Ok(s.cited(&text, &user)))
+        self.read(|s| s.cited(&text, user.as_deref()))
     }
 }
 

@@ -61,6 +61,6 @@ impl Memory {
     pub fn subgraph(&self, entities: JsValue, query: JsValue) -> Result<JsValue, JsValue> {
         let entities: Vec<String> = from_js("entities", entities).map_err(throw)?;
         let query = query_from_js(query)?;
-        self.read(|s| to_plain_json("subgraph", &s.subgraph(&entities, &query)))
+        self.read(|s| to_plain_json("subgraph", &s.subgraph(&entities, &query)?))
     }
 }

@@ -102,15 +102,13 @@ impl Memory {
     }
 
     /// The item with this id (whatever its status), or `undefined` (also for a turn's id).
-    /// With a `user`, only if that user may see it (their own, or tagged `shared`).
+    /// With a `user`, only if that user may see it (their own, or tagged `shared`); throws
+    /// `INVALID_INPUT` for an empty or blank user.
     #[wasm_bindgen(js_name = getItem)]
     pub fn get_item(&self, id: &JsValue, user: Option<String>) -> Result<JsValue, JsValue> {
         let id = string("id", id)?;
         self.read(|s| {
-            let item = match &user {
-                Some(user) => s.item_as(user, &id),
-                None => s.item(&id),
-            };
+            let item = s.item_as(user.as_deref(), &id)?;
             item.map_or(Ok(JsValue::UNDEFINED), |i| to_plain_json("item", &i))
         })
     }
@@ -136,11 +134,12 @@ impl Memory {
     }
 
     /// Every version of an item, oldest first, those of the items it superseded included.
-    /// Throws `NOT_FOUND`.
+    /// With a `user`, only an item that user may see (else `NOT_FOUND`). Throws `NOT_FOUND`,
+    /// or `INVALID_INPUT` for an empty or blank user.
     #[wasm_bindgen(js_name = itemHistory)]
-    pub fn item_history(&self, id: &JsValue) -> Result<JsValue, JsValue> {
+    pub fn item_history(&self, id: &JsValue, user: Option<String>) -> Result<JsValue, JsValue> {
         let id = string("id", id)?;
-        self.read(|s| to_plain_json("history", &s.item_history(&id)?))
+        self.read(|s| to_plain_json("history", &s.item_history_as(user.as_deref(), &id)?))
     }
 
     /// The items a query selects (every property optional: `user`, `kinds`, `task`, `tool`,

@@ -81,6 +81,8 @@ impl Memory {
 
     /// The record with this id, or `undefined`. With `user`, only a record that user may see
     /// (their own, or tagged `shared`): a hidden one is `undefined` as a missing one is.
+    /// Without one, any record (a store-wide read). Throws `INVALID_INPUT` for an empty or
+    /// blank user: it never means every user.
     pub fn get(&self, id: &JsValue, user: &JsValue) -> Result<JsValue, JsValue> {
         let id = string("id", id)?;
         let user = if user.is_undefined() || user.is_null() {
@@ -89,32 +91,36 @@ impl Memory {
             Some(string("user", user)?)
         };
         self.read(|s| {
-            let record = match &user {
-                Some(u) => s.get_as(u, &id),
-                None => s.get(&id),
-            };
-            record.map_or(Ok(JsValue::UNDEFINED), |r| record_to_js(s, r))
+            s.get_as(user.as_deref(), &id)?
+                .map_or(Ok(JsValue::UNDEFINED), |r| record_to_js(s, r))
         })
     }
 
-    /// The `n` newest records of a thread, newest first.
-    pub fn recent(&self, thread: &JsValue, n: f64) -> Result<JsValue, JsValue> {
+    /// The `n` newest records of a thread, newest first; with `user`, only those that user
+    /// may see. Throws `INVALID_INPUT` for an empty or blank user.
+    pub fn recent(
+        &self,
+        thread: &JsValue,
+        n: f64,
+        user: Option<String>,
+    ) -> Result<JsValue, JsValue> {
         let (thread, n) = (string("thread", thread)?, count("n", Some(n))?);
-        self.read(|s| records_to_js(s, &s.recent(&thread, n)))
+        self.read(|s| records_to_js(s, &s.recent_as(user.as_deref(), &thread, n)?))
     }
 
-    /// The `n` newest records of a user across all threads, newest first.
+    /// The `n` newest records of a user across all threads, newest first. Throws
+    /// `INVALID_INPUT` for an empty or blank user.
     #[wasm_bindgen(js_name = byUser)]
     pub fn by_user(&self, user: &JsValue, n: f64) -> Result<JsValue, JsValue> {
         let (user, n) = (string("user", user)?, count("n", Some(n))?);
-        self.read(|s| records_to_js(s, &s.by_user(&user, n)))
+        self.read(|s| records_to_js(s, &s.by_user(&user, n)?))
     }
 
     /// The ancestors of `id`, nearest first: at most `depth` edges away and at most `limit`
     /// records (64 edges and 1,000 records when omitted; `Infinity` for no bound). With a
     /// `user`, only what that user may see (their own records and those tagged `shared`) is
     /// returned or counted, and `id` must be one of them. Throws `NOT_FOUND` for an unknown
-    /// (or, with a user, invisible) id.
+    /// (or, with a user, invisible) id, `INVALID_INPUT` for an empty or blank user.
     pub fn ancestors(
         &self,
         id: &JsValue,
@@ -317,9 +323,8 @@ impl Memory {
         user: Option<String>,
     ) -> Result<JsValue, JsValue> {
         let (id, depth, limit) = walk_args(id, depth, limit)?;
-        let user = user.unwrap_or_default();
         self.read(|s| {
-            s.walk_as(&user, &id, direction, depth, limit)
+            s.walk_as(user.as_deref(), &id, direction, depth, limit)
                 .and_then(|r| records_to_js(s, &r))
         })
     }

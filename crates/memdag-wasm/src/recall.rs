@@ -54,7 +54,7 @@ impl RecallInput {
         let d = RecallQuery::default();
         RecallQuery {
             thread: i.thread.unwrap_or(d.thread),
-            user: i.user.unwrap_or(d.user),
+            user: i.user.or(d.user),
             keywords: i.keywords.unwrap_or(d.keywords),
             query_text: i.query_text,
             embedding: i.embedding,

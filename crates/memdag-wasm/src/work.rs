@@ -1,5 +1,10 @@
-//! Working memory from JS: the small structured state of one thread (`goal`, `tasks`,
-//! `constraints`, `notes` and any other named field), changed field by field.
+//! Working memory from JS: the small structured state of one user in one thread (`goal`,
+//! `tasks`, `constraints`, `notes` and any other named field), changed field by field.
+//!
+//! Working memory is per user and thread: `user` (in the update, and the second argument of
+//! `workingMemory` and `clearWork`) names whose; without it, the working memory of no user.
+//! A user never sees another's working memory of a thread id they share. An empty or blank
+//! user throws `INVALID_INPUT`.
 //!
 //! `updateWork({ thread, field, op, value, at, user })` applies one change (`op` one of
 //! `set`, `push`, `pop`, `patch`, `remove`); `at` defaults to the host clock (see
@@ -18,12 +23,21 @@ use crate::memory::{string, Memory};
 
 #[wasm_bindgen]
 impl Memory {
-    /// The working memory of `thread`: `{ thread, user, fields: { name: { value, updatedAt,
-    /// version } }, history }` (empty fields if it has none).
+    /// `user`'s working memory of `thread` (no user's without one): `{ thread, user, fields:
+    /// { name: { value, updatedAt, version } }, history }` (empty fields if there is none).
     #[wasm_bindgen(js_name = workingMemory)]
-    pub fn working_memory(&self, thread: &JsValue) -> Result<JsValue, JsValue> {
+    pub fn working_memory(
+        &self,
+        thread: &JsValue,
+        user: Option<String>,
+    ) -> Result<JsValue, JsValue> {
         let thread = string("thread", thread)?;
-        self.read(|s| to_plain_json("working memory", &s.working_memory(&thread)))
+        self.read(|s| {
+            to_plain_json(
+                "working memory",
+                &s.working_memory(&thread, user.as_deref())?,
+            )
+        })
     }
 
     /// Applies one change to a thread's working memory and returns it: `{ at, field, op,
@@ -41,14 +55,15 @@ impl Memory {
         self.write(|s| to_plain_json("work change", &s.update_work(&u)?))
     }
 
-    /// Forgets a thread's working memory; whether it had one.
+    /// Forgets `user`'s working memory of a thread (no user's without one); whether there
+    /// was one.
     #[wasm_bindgen(js_name = clearWork)]
-    pub fn clear_work(&self, thread: &JsValue) -> Result<bool, JsValue> {
+    pub fn clear_work(&self, thread: &JsValue, user: Option<String>) -> Result<bool, JsValue> {
         let thread = string("thread", thread)?;
-        self.write(|s| Ok(s.clear_work(&thread)))
+        self.write(|s| s.clear_work(&thread, user.as_deref()))
     }
 
-    /// The threads that have working memory, in order.
+    /// The threads that have working memory (of any user), in order.
     #[wasm_bindgen(js_name = workThreads)]
     pub fn work_threads(&self) -> Result<Vec<String>, JsValue> {
         self.read(|s| Ok(s.work_threads()))

@@ -30,7 +30,8 @@
 //   GET  memory/history?id=ID      every version of an item
 //   POST memory/extract            body: {"thread"} or {"ids"}; learns items by the rules
 //   POST memory/delete?id=ID       deletes an item softly
-//   GET  work?thread=T             the thread's working memory
+//   GET  work?thread=T[&user=U]    U's working memory of the thread (no user's without
+//                                  one: working memory is per user and thread)
 //   POST work                      body: a WorkUpdate (set, push, pop, patch, remove)
 //   GET  timeline?user=U[&thread=T]   turns and items by day
 //   GET  graph/neighbors?entity=E[&depth=N][&user=U]
@@ -177,7 +178,7 @@ const ROUTES = {
   'GET memory/history': (memory, { q }) => json({ history: memory.itemHistory(need(q, 'id')) }),
   'POST memory/extract': async (memory, { request }) => json(await memory.extract(await body(request))),
   'POST memory/delete': async (memory, { q }) => json(await memory.deleteItem(need(q, 'id'))),
-  'GET work': (memory, { q }) => json(memory.workingMemory(need(q, 'thread'))),
+  'GET work': (memory, { q }) => json(memory.workingMemory(need(q, 'thread'), q.get('user') ?? undefined)),
   'POST work': async (memory, { request }) => json(await memory.updateWork(await body(request))),
   'GET timeline': (memory, { q }) => json({ days: memory.timeline({ user: q.get('user'), thread: q.get('thread') }) }),
   'GET graph/neighbors': (memory, { q }) => json(memory.neighbors(need(q, 'entity'), int(q, 'depth', 1), { user: q.get('user') })),

@@ -83,15 +83,18 @@ impl GuestStore for MemoryStore {
     }
 
     fn get_as(&self, user: String, id: String) -> Result<Option<Record>, Error> {
-        self.with_store(|s| Ok(s.get_as(&user, &id).map(|r| convert::record(s, r))))
+        self.with_store(|s| Ok(s.get_as(Some(&user), &id)?.map(|r| convert::record(s, r))))
     }
 
-    fn recent(&self, thread: String, n: u32) -> Result<Vec<Record>, Error> {
-        self.with_store(|s| Ok(convert::records(s, &s.recent(&thread, n as usize))))
+    fn recent(&self, thread: String, n: u32, user: Option<String>) -> Result<Vec<Record>, Error> {
+        self.with_store(|s| {
+            let found = s.recent_as(user.as_deref(), &thread, n as usize)?;
+            Ok(convert::records(s, &found))
+        })
     }
 
     fn by_user(&self, user: String, n: u32) -> Result<Vec<Record>, Error> {
-        self.with_store(|s| Ok(convert::records(s, &s.by_user(&user, n as usize))))
+        self.with_store(|s| Ok(convert::records(s, &s.by_user(&user, n as usize)?)))
     }
 
     fn ancestors(
@@ -305,7 +308,7 @@ impl GuestStore for MemoryStore {
     }
 
     fn cited(&self, text: String, user: Option<String>) -> Result<Vec<String>, Error> {
-        self.with_store(|s| Ok(s.cited(&text, user.as_deref().unwrap_or(""))))
+        self.with_store(|s| s.cited(&text, user.as_deref()))
     }
 
     fn add_turn_with(&self, turn: NewTurn, drop_unknown_parents: bool) -> Result<Added, Error> {
@@ -340,13 +343,7 @@ impl GuestStore for MemoryStore {
     }
 
     fn get_item(&self, id: String, user: Option<String>) -> Result<Option<MemoryItem>, Error> {
-        self.with_store(|s| {
-            let item = match &user {
-                Some(u) => s.item_as(u, &id),
-                None => s.item(&id),
-            };
-            Ok(item.map(ci::memory_item))
-        })
+        self.with_store(|s| Ok(s.item_as(user.as_deref(), &id)?.map(ci::memory_item)))
     }
 
     fn update_item(&self, id: String, update: ItemUpdate) -> Result<MemoryItem, Error> {
@@ -361,9 +358,9 @@ impl GuestStore for MemoryStore {
         self.mutate(|s| s.delete_item(&id, at).map(ci::memory_item))
     }
 
-    fn item_history(&self, id: String) -> Result<Vec<HistoryEntry>, Error> {
+    fn item_history(&self, id: String, user: Option<String>) -> Result<Vec<HistoryEntry>, Error> {
         self.with_store(|s| {
-            Ok(s.item_history(&id)?
+            Ok(s.item_history_as(user.as_deref(), &id)?
                 .into_iter()
                 .map(ci::history_entry)
                 .collect())
@@ -422,8 +419,12 @@ impl GuestStore for MemoryStore {
         self.mutate(|s| s.purge(&query).map(cl::purged))
     }
 
-    fn working_memory(&self, thread: String) -> Result<WorkingMemory, Error> {
-        self.with_store(|s| Ok(cw::working_memory(s.working_memory(&thread))))
+    fn working_memory(&self, thread: String, user: Option<String>) -> Result<WorkingMemory, Error> {
+        self.with_store(|s| {
+            Ok(cw::working_memory(
+                s.working_memory(&thread, user.as_deref())?,
+            ))
+        })
     }
 
     fn update_work(&self, update: WorkUpdate) -> Result<WorkChange, Error> {
@@ -431,8 +432,8 @@ impl GuestStore for MemoryStore {
         self.mutate(|s| s.update_work(&update).map(cw::work_change))
     }
 
-    fn clear_work(&self, thread: String) -> Result<bool, Error> {
-        self.mutate(|s| Ok(s.clear_work(&thread)))
+    fn clear_work(&self, thread: String, user: Option<String>) -> Result<bool, Error> {
+        self.mutate(|s| s.clear_work(&thread, user.as_deref()))
     }
 
     fn work_threads(&self) -> Result<Vec<String>, Error> {
@@ -480,7 +481,7 @@ impl GuestStore for MemoryStore {
 
     fn subgraph(&self, entities: Vec<String>, query: GraphQuery) -> Result<Subgraph, Error> {
         let query = cg::graph_query(query);
-        self.with_store(|s| Ok(cg::subgraph(s.subgraph(&entities, &query))))
+        self.with_store(|s| Ok(cg::subgraph(s.subgraph(&entities, &query)?)))
     }
 
     fn call_tool(

@@ -4,8 +4,9 @@
 //! ```text
 //! {"id":"a1","thread":"t1","user":"ada","createdAt":"2024-05-08T13:56:00Z","input":…}
 //! {"memory":{"id":"m…","kind":"personal","text":…,"history":[…],…}}
-//! {"work":{"thread":"t1","fields":{…},"history":[…]}}
+//! {"work":{"thread":"t1","user":"ada","fields":{…},"history":[…]}}
 //! ```
+//! One `work` line per working memory: per user and thread (`user` empty for no user's).
 //! Turn lines carry their embedding, so an export read back keeps its vectors; a turn line is
 //! read with [`crate::json::turn_from_value`], so `memdag ingest` takes an export as it is.
 

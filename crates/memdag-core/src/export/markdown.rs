@@ -55,7 +55,8 @@
 //! fields on `- key:` lines, its text in a `text` fence, and the rest of its record
 //! (history, log, supersession, validity) as JSON in a `meta` fence; what a person edits on the
 //! readable lines wins over the `meta` fence. A thread's working memory is JSON in a `work`
-//! fence under `## Working memory`. Vectors are not exported (the JSONL export keeps them).
+//! fence under `## Working memory` (`## Working memory of <user>` for a user's: each user has
+//! their own working memory of a thread). Vectors are not exported (the JSONL export keeps them).
 
 use std::collections::BTreeMap;
 use std::format;
@@ -191,7 +192,11 @@ impl Store {
                     json_str(&wm.thread)
                 )
             });
-            out.push_str("\n## Working memory\n\n");
+            if wm.user.is_empty() {
+                out.push_str("\n## Working memory\n\n");
+            } else {
+                out.push_str(&format!("\n## Working memory of {}\n\n", wm.user));
+            }
             fence(
                 out,
                 "work",

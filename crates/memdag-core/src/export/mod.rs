@@ -4,8 +4,8 @@
 //! - [`snapshot`]: every stored entry of a store in one file (`MDAGEXP1`), values as the
 //!   storage format writes them (sealed when the store is encrypted);
 //! - [`jsonl`]: one turn per line in the shape `memdag ingest` reads ([`crate::json`]), then
-//!   one line per long-term memory item (`{"memory": …}`) and per thread's working memory
-//!   (`{"work": …}`);
+//!   one line per long-term memory item (`{"memory": …}`) and per working memory of a user
+//!   and thread (`{"work": …}`);
 //! - [`markdown`]: a folder of Markdown files: `README.md`, one file per thread (its turns in
 //!   order with input, tool steps, output, compact node, parents as links, and its working
 //!   memory) and one per user (their long-term memory items with history).
@@ -38,7 +38,7 @@ use crate::work::WorkingMemory;
 pub struct Imported {
     pub turns: usize,
     pub items: usize,
-    /// Threads whose working memory was imported.
+    /// Working memories imported (one per user and thread).
     pub work: usize,
     /// Ids the store already had, left as they were.
     pub skipped: Vec<String>,
@@ -136,11 +136,14 @@ impl Store {
                 }
             }
         }
-        for wm in work {
+        for mut wm in work {
             if wm.thread.is_empty() {
                 continue;
             }
-            let doc = crate::state::name(crate::work::WORK_PREFIX, &wm.thread);
+            // An export names the working memory's user; one from before working memory was
+            // per user names only its last change's, so it is read as a legacy document.
+            wm.user = crate::work::docs::legacy_owner(&wm).into();
+            let doc = crate::work::docs::doc_name(&wm.user, &wm.thread);
             self.put_state(&doc, crate::codec::to_msgpack(&wm)?);
             report.work += 1;
         }
@@ -162,11 +165,11 @@ impl Store {
         turns
     }
 
-    /// Every thread's working memory, by thread.
+    /// Every working memory, by user and thread.
     pub(crate) fn all_work(&self) -> Vec<WorkingMemory> {
-        self.work_threads()
+        self.work_keys()
             .into_iter()
-            .map(|t| self.working_memory(&t))
+            .map(|(user, thread)| self.working_memory_of(&user, &thread))
             .collect()
     }
 }

@@ -143,11 +143,13 @@ impl Store {
         self.slot_of(id).and_then(|s| self.item_view(s))
     }
 
-    /// [`Store::item`] if `user` may see it (their own, or tagged `shared`).
-    pub fn item_as(&self, user: &str, id: &str) -> Option<MemoryItem> {
-        self.get_as(user, id)
+    /// [`Store::item`] if `user` may see it (their own, or tagged `shared`); `None` is
+    /// store-wide. [`Error::InvalidInput`] for an empty or blank user ([`crate::scope`]).
+    pub fn item_as(&self, user: Option<&str>, id: &str) -> Result<Option<MemoryItem>> {
+        Ok(self
+            .get_as(user, id)?
             .and_then(|_| self.slot_of(id))
-            .and_then(|s| self.item_view(s))
+            .and_then(|s| self.item_view(s)))
     }
 
     /// The item in `slot` as faces show it.
@@ -481,6 +483,18 @@ impl Store {
         Ok(chain)
     }
 
+    /// [`Store::item_history`] of an item `user` may see, with only the versions of items
+    /// they may see; `None` is store-wide. [`Error::NotFound`] for an item they may not see,
+    /// [`Error::InvalidInput`] for an empty or blank user ([`crate::scope`]).
+    pub fn item_history_as(&self, user: Option<&str>, id: &str) -> Result<Vec<HistoryEntry>> {
+        if self.item_as(user, id)?.is_none() {
+            return Err(Error::NotFound { id: id.into() });
+        }
+        let mut chain = self.item_history(id)?;
+        chain.retain(|e| self.get(&e.id).is_some_and(|r| r.visible_to(user)));
+        Ok(chain)
+    }
+
     fn collect_history(
         &self,
         slot: Slot,
@@ -531,10 +545,11 @@ impl Store {
         if q.limit == 0 || q.limit > MAX_LIST {
             return Err(Error::invalid(format!("limit must be 1 to {MAX_LIST}")));
         }
+        crate::scope::user_scope(q.user.as_deref())?;
         let mut picked: Vec<MemoryItem> = Vec::new();
         for slot in self.item_slots(q.user.as_deref()) {
             let Some(r) = self.slot(slot) else { continue };
-            if q.user.as_deref().is_some_and(|u| !r.visible_to(u)) {
+            if !r.visible_to(q.user.as_deref()) {
                 continue;
             }
             let item = match q.as_of {
@@ -664,6 +679,7 @@ impl Store {
         if limit == 0 || limit > MAX_LIST {
             return Err(Error::invalid(format!("limit must be 1 to {MAX_LIST}")));
         }
+        crate::scope::user_scope(q.user.as_deref())?;
         let slots = match &q.item {
             Some(id) => std::vec![self.item_slot(id)?],
             None => self.item_slots(q.user.as_deref()),
@@ -671,7 +687,7 @@ impl Store {
         let mut out = Vec::new();
         for slot in slots {
             let Some(r) = self.slot(slot) else { continue };
-            if q.user.as_deref().is_some_and(|u| !r.visible_to(u)) {
+            if !r.visible_to(q.user.as_deref()) {
                 continue;
             }
             for res in r.item.iter().flat_map(|m| &m.log) {

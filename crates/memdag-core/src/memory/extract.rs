@@ -68,6 +68,7 @@ impl Store {
     /// The turns a query names, oldest first. [`Error::NotFound`] for an unknown id or an id
     /// that is not a turn; [`Error::InvalidInput`] when it names nothing.
     fn extract_turns(&self, q: &ExtractQuery) -> Result<Vec<&Record>> {
+        crate::scope::user_scope(q.user.as_deref())?;
         let mut turns: Vec<&Record> = Vec::new();
         for id in &q.ids {
             let r = self
@@ -84,7 +85,7 @@ impl Store {
             );
         } else if let Some(user) = &q.user {
             if q.ids.is_empty() {
-                turns.extend(self.by_user(user, usize::MAX));
+                turns.extend(self.newest_of_user(user, usize::MAX));
             }
         }
         if q.ids.is_empty() && q.thread.is_none() && q.user.is_none() {

@@ -298,7 +298,7 @@ impl Store {
         }
         let id = self.slot(slot).expect("candidate").id.clone();
         let below: Vec<String> = self
-            .walk_as("", &id, Direction::Descendants, 64, 10_000)?
+            .walk_as(None, &id, Direction::Descendants, 64, 10_000)?
             .into_iter()
             .map(|r| r.id.clone())
             .collect();
@@ -409,7 +409,9 @@ impl Store {
                     mode: SearchMode::Bm25,
                     k: SEARCH_CANDIDATES,
                     filter: SearchFilter {
-                        user: Some(new.user.clone()),
+                        // An item of no user is compared with items of no user: the
+                        // candidates are kept to its user below, and "" is no scope.
+                        user: (!new.user.is_empty()).then(|| new.user.clone()),
                         scope: Scope::Items,
                         kinds: std::vec![kind],
                         ..SearchFilter::default()

@@ -45,6 +45,7 @@ pub(super) fn validate(q: &RecallQuery) -> Result<()> {
             "recall weights must be finite and non-negative",
         ));
     }
+    crate::scope::user_scope(q.user.as_deref())?;
     if q.half_life_ms <= 0 {
         return Err(Error::invalid("half_life_ms must be positive"));
     }
@@ -59,13 +60,13 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
     // With a user named (and matches kept to the user), every section keeps to what that
     // user may see; a thread shared by several users shows only this user's turns.
     let viewer = if q.match_user_only {
-        q.user.as_str()
+        q.user.as_deref()
     } else {
-        ""
+        None
     };
     let thread: Vec<&'a Record> = if q.thread.is_empty() {
         Vec::new()
-    } else if viewer.is_empty() {
+    } else if viewer.is_none() {
         store.recent(&q.thread, q.thread_limit)
     } else {
         store
@@ -104,9 +105,9 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
             taken += 1;
         }
     }
-    if !q.user.is_empty() && q.user_limit > 0 {
-        let scan = store.by_user(
-            &q.user,
+    if let Some(user) = q.user.as_deref().filter(|_| q.user_limit > 0) {
+        let scan = store.newest_of_user(
+            user,
             q.user_limit.saturating_mul(USER_SCAN_FACTOR) + q.thread_limit,
         );
         let others = scan

@@ -36,14 +36,14 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
         relevance.insert(&hit.0.id, hit);
     }
     let mut personal: Vec<&'a Record> = Vec::new();
-    if !q.user.is_empty() {
-        for slot in store.item_slots(Some(&q.user)) {
+    if let Some(user) = q.user.as_deref() {
+        for slot in store.item_slots(Some(user)) {
             let Some(r) = store.slot(slot) else { continue };
             let Some(m) = &r.item else { continue };
             if m.kind == ItemKind::Personal
                 && m.status == ItemStatus::Active
                 && !is_expired(m, q.now)
-                && r.visible_to(&q.user)
+                && r.visible_to(Some(user))
             {
                 personal.push(r);
             }
@@ -76,7 +76,7 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
     }
     let mut matched: Vec<(&'a Record, f32)> = relevance
         .into_values()
-        .filter(|&(r, _, matches)| matches && (q.user.is_empty() || r.visible_to(&q.user)))
+        .filter(|&(r, _, matches)| matches && r.visible_to(q.user.as_deref()))
         .map(|(r, rel, _)| (r, rel))
         .collect();
     matched.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.seq.cmp(&b.0.seq)));

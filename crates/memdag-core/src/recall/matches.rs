@@ -51,7 +51,7 @@ pub(super) fn search_hits<'a>(
     if k == 0 || (text.trim().is_empty() && q.embedding.is_none()) {
         return Ok(Vec::new());
     }
-    filter.user = (q.match_user_only && !q.user.is_empty()).then(|| q.user.clone());
+    filter.user = q.user.clone().filter(|_| q.match_user_only);
     filter.now = q.now;
     filter.since = q.since;
     filter.until = q.until;

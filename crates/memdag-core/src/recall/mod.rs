@@ -28,7 +28,7 @@
 //!   expired items (past their time to live at `now`) are left out.
 //!
 //! # Working memory
-//! The thread's working memory is rendered first, under `## Working memory`, capped at
+//! The user's working memory of the thread (no user's when the query names none) is rendered first, under `## Working memory`, capped at
 //! [`RecallQuery::work_tokens`] and never more than half the budget; the rest of the budget
 //! goes to the sections.
 //!
@@ -71,12 +71,13 @@ const DAY_MS: i64 = 86_400_000;
 pub struct RecallQuery {
     /// The current thread. Empty: no thread or ancestor section.
     pub thread: String,
-    /// The current user. Empty: no user section, and every record may be recalled. Named:
-    /// matches come from this user's records only, and the thread and ancestor sections hold
-    /// only this user's records and those tagged `shared` (see
-    /// [`Record::visible_to`](crate::Record::visible_to)): one user's memory never reaches
-    /// another's prompt.
-    pub user: String,
+    /// The current user. `None`: no user section, and every record may be recalled (a
+    /// store-wide recall). Named: matches come from this user's records only, the thread and
+    /// ancestor sections hold only this user's records and those tagged `shared` (see
+    /// [`Record::visible_to`](crate::Record::visible_to)), and the working memory is this
+    /// user's: one user's memory never reaches another's prompt. An empty or blank name is
+    /// `INVALID_INPUT` ([`crate::scope`]).
+    pub user: Option<String>,
     /// Keywords to match (joined to `query_text` for the search).
     pub keywords: Vec<String>,
     /// Free text to match, e.g. the user's new message.
@@ -124,7 +125,7 @@ impl Default for RecallQuery {
     fn default() -> Self {
         RecallQuery {
             thread: String::new(),
-            user: String::new(),
+            user: None,
             keywords: Vec::new(),
             query_text: None,
             embedding: None,
@@ -269,17 +270,15 @@ impl Store {
         Ok(select::select(q, cands, work.as_deref()))
     }
 
-    /// The working memory of the query's thread, rendered, if it has any (and the query
-    /// wants it) and its user may see it.
+    /// The query's user's working memory of its thread (no user's when it names none),
+    /// rendered, if there is one and the query wants it.
     fn working_text(&self, q: &RecallQuery) -> Option<String> {
         if q.thread.is_empty() || q.work_tokens == 0 {
             return None;
         }
-        let wm = self.working_memory(&q.thread);
-        let hidden =
-            !q.user.is_empty() && q.match_user_only && !wm.user.is_empty() && wm.user != q.user;
+        let wm = self.working_memory_of(q.user.as_deref().unwrap_or(""), &q.thread);
         let text = wm.render();
-        (!text.is_empty() && !hidden).then_some(text)
+        (!text.is_empty()).then_some(text)
     }
 
     /// How often recall has returned record `id`.

@@ -29,8 +29,8 @@ pub(super) fn header(q: &RecallQuery) -> String {
     if !q.thread.is_empty() {
         let _ = write!(h, " · thread {}", q.thread);
     }
-    if !q.user.is_empty() {
-        let _ = write!(h, " · user {}", q.user);
+    if let Some(user) = &q.user {
+        let _ = write!(h, " · user {user}");
     }
     h.push_str(" (cite the [id]s you use)");
     h
@@ -97,7 +97,7 @@ fn render(
         if let Some(t) = m.task.as_deref().or(m.tool.as_deref()) {
             let _ = write!(out, " · {t}");
         }
-        if r.user != q.user && !r.user.is_empty() {
+        if q.user.as_deref() != Some(r.user.as_str()) && !r.user.is_empty() {
             let _ = write!(out, " · user {}", r.user);
         }
         let room = cap.saturating_sub(c.count(&out));
@@ -109,7 +109,7 @@ fn render(
     if r.thread != q.thread {
         let _ = write!(out, " · thread {}", r.thread);
     }
-    if r.user != q.user && !r.user.is_empty() {
+    if q.user.as_deref() != Some(r.user.as_str()) && !r.user.is_empty() {
         let _ = write!(out, " · user {}", r.user);
     }
     if r.importance != crate::record::DEFAULT_IMPORTANCE {

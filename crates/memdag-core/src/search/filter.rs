@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::query::{Scope, SearchFilter};
+use crate::error::Result;
 use crate::item::{ItemMeta, ItemStatus};
 use crate::store::{Slot, Store};
 
@@ -18,19 +19,21 @@ pub struct Compiled<'a> {
 }
 
 impl<'a> Compiled<'a> {
-    /// Resolves the id subset to slots; unknown ids are dropped.
-    pub fn new(store: &'a Store, filter: &'a SearchFilter) -> Self {
+    /// Resolves the id subset to slots; unknown ids are dropped. [`Error::InvalidInput`]
+    /// for an empty or blank user ([`crate::scope`]): it never means "every user".
+    pub fn new(store: &'a Store, filter: &'a SearchFilter) -> Result<Self> {
+        crate::scope::user_scope(filter.user.as_deref())?;
         let ids = filter
             .ids
             .as_ref()
             .map(|ids| ids.iter().filter_map(|id| store.slot_of(id)).collect());
-        Compiled {
+        Ok(Compiled {
             store,
             filter,
             ids,
             active: filter.is_active(),
             items: !store.items_by_user.is_empty(),
-        }
+        })
     }
 
     /// Whether the filter rejects anything at all.
@@ -65,7 +68,7 @@ impl<'a> Compiled<'a> {
         }
         kind_ok
             && f.thread.as_ref().is_none_or(|t| *t == r.thread)
-            && f.user.as_ref().is_none_or(|u| r.visible_to(u))
+            && r.visible_to(f.user.as_deref())
             && f.since.is_none_or(|s| r.created_at >= s)
             && f.until.is_none_or(|u| r.created_at < u)
             && f.tags.iter().all(|t| r.tags.contains(t))

@@ -54,7 +54,7 @@ pub fn grep(store: &Store, query: &GrepQuery) -> Result<Vec<GrepMatch>> {
         .build()
         .map_err(|e| Error::invalid(format!("bad grep pattern: {e}")))?;
     let wants = |f: &str| query.fields.is_empty() || query.fields.iter().any(|x| x == f);
-    let filter = Compiled::new(store, &query.filter);
+    let filter = Compiled::new(store, &query.filter)?;
     let mut out = Vec::new();
     for (slot, r) in store.slots.iter().enumerate() {
         let Some(r) = r else { continue };

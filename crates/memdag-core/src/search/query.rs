@@ -74,7 +74,8 @@ pub struct SearchFilter {
     pub thread: Option<String>,
     /// Only what this user may see: the user's own records and those tagged `shared`
     /// ([`Record::visible_to`](crate::Record::visible_to)). Naming a user is how a call is
-    /// kept to one user's memory; an empty name is store-wide.
+    /// kept to one user's memory; `None` is store-wide, and an empty or blank name is
+    /// `INVALID_INPUT` ([`crate::scope`]).
     pub user: Option<String>,
     /// Only records carrying every one of these tags.
     pub tags: Vec<String>,

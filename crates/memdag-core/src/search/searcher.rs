@@ -63,6 +63,7 @@ impl Store {
     /// A query that is only a time expression ("yesterday") lists the records of that range,
     /// newest first.
     pub fn search_full(&self, q: &SearchQuery) -> Result<SearchResults> {
+        crate::scope::user_scope(q.filter.user.as_deref())?;
         let time = match (q.now, q.time) {
             (Some(now), TimeUse::Filter | TimeUse::Boost) => {
                 crate::time::parse_time(&q.text, now, q.offset_minutes)
@@ -101,7 +102,7 @@ impl Store {
         if q.k == 0 || q.k > MAX_K {
             return Err(Error::invalid(format!("k must be 1 to {MAX_K}")));
         }
-        let filter = Compiled::new(self, &q.filter);
+        let filter = Compiled::new(self, &q.filter)?;
         let mut found: Vec<(i64, u64, Slot)> = self
             .slots
             .iter()
@@ -180,7 +181,7 @@ impl Store {
         }
         let tq = (q.mode != SearchMode::Vector && has_text)
             .then(|| index.text.query(&q.text, q.drop_stopwords));
-        let filter = Compiled::new(self, &q.filter);
+        let filter = Compiled::new(self, &q.filter)?;
         let keep = |s: Slot| filter.keep(s);
         let depth = (q.k * 2).clamp(MIN_CANDIDATES, MAX_K * 2);
         let ef = q.ef.unwrap_or(DEFAULT_EF).clamp(1, 4096);

@@ -37,7 +37,12 @@ impl Memory {
 
     /// Every version of an item and of those it superseded, oldest first.
     pub fn item_history(&mut self, id: &str) -> Result<Vec<HistoryEntry>, Error> {
-        self.store_call(|s, st, h| s.call_item_history(st, h, id))
+        self.store_call(|s, st, h| s.call_item_history(st, h, id, None))
+    }
+
+    /// The history of an item `user` may see, with only the versions of items they may see.
+    pub fn item_history_as(&mut self, user: &str, id: &str) -> Result<Vec<HistoryEntry>, Error> {
+        self.store_call(|s, st, h| s.call_item_history(st, h, id, Some(user)))
     }
 
     /// The items a query selects (see [`crate::item_query`] for the defaults).

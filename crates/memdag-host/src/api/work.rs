@@ -8,9 +8,13 @@ use crate::bindings::memdag::core::work::{WorkChange, WorkUpdate, WorkingMemory}
 use crate::{Error, Memory};
 
 impl Memory {
-    /// The working memory of a thread (no field if it has none).
-    pub fn working_memory(&mut self, thread: &str) -> Result<WorkingMemory, Error> {
-        self.store_call(|s, st, h| s.call_working_memory(st, h, thread))
+    /// `user`'s working memory of a thread (`None`: no user's); no field if there is none.
+    pub fn working_memory(
+        &mut self,
+        thread: &str,
+        user: Option<&str>,
+    ) -> Result<WorkingMemory, Error> {
+        self.store_call(|s, st, h| s.call_working_memory(st, h, thread, user))
     }
 
     /// Applies one change to a thread's working memory (see [`crate::work_update`]).
@@ -18,12 +22,12 @@ impl Memory {
         self.store_call(|s, st, h| s.call_update_work(st, h, update))
     }
 
-    /// Forgets a thread's working memory; whether it had one.
-    pub fn clear_work(&mut self, thread: &str) -> Result<bool, Error> {
-        self.store_call(|s, st, h| s.call_clear_work(st, h, thread))
+    /// Forgets `user`'s working memory of a thread (`None`: no user's); whether there was one.
+    pub fn clear_work(&mut self, thread: &str, user: Option<&str>) -> Result<bool, Error> {
+        self.store_call(|s, st, h| s.call_clear_work(st, h, thread, user))
     }
 
-    /// The threads that have working memory, sorted.
+    /// The threads that have working memory (of any user), sorted.
     pub fn work_threads(&mut self) -> Result<Vec<String>, Error> {
         self.store_call(|s, st, h| s.call_work_threads(st, h))
     }

@@ -44,7 +44,7 @@ commands:
   compact <ID>              write the turn's compact node: with --llm-cmd, else extractive
   show <ID> [--raw]         one turn in full; --raw prints its tool log unabridged
   dag <ID> [DEPTH]          the ancestors and descendants of a turn, drawn as trees
-  recent <THREAD> [N]       the N newest turns of a thread (default 10)
+  recent <THREAD> [N]       the N newest turns of a thread (default 10) [--user U]
   ancestors <ID> [DEPTH]    the DAG ancestors of a turn as a tree (default depth 16)
   get <ID>                  one turn in full (as show)
   delete <ID>               delete one turn; its children take over its parents
@@ -55,11 +55,14 @@ commands:
                             dimension): with --embed-cmd, N texts per call (default 64),
                             else with the built-in embedder; progress on stderr
 
-  With --user U, show, get, dag, ancestors and grep return only what U may see: U's own
-  turns and those tagged \"shared\" (search and recall take --user the same way).
+  With --user U, show, get, dag, recent, ancestors and grep return only what U may see: U's
+  own turns and those tagged \"shared\" (search, recall, timeline, graph and the memory
+  commands take --user the same way). Without it they read every user's memory. An empty
+  --user is an error (it names nobody), and a command that is not kept to a user refuses it.
   export --format md|jsonl|snapshot <OUT>   Markdown (a folder: one file per thread, one per
                             user's items), JSONL (the ingest format, then items; - for stdout)
-                            or the binary snapshot
+                            or the binary snapshot: the whole store, every user's (it
+                            refuses --user)
   import <PATH>             add what a Markdown folder, a JSONL file or a snapshot holds and the
                             store lacks (a snapshot into an empty store only)
   bench [...]               runs the memdag-bench binary beside this one (the benchmark; it
@@ -75,7 +78,7 @@ long-term memory (items learned from turns; every command takes --json):
   memory update <ID> [--text T] [--subject S] [--relation R] [--object O] [--task T]
              [--tool T] [--importance X] [--ttl D|none]   a new version of the item
   memory delete <ID>        delete an item softly (status deleted, history kept)
-  memory history <ID>       every version of an item and of those it superseded
+  memory history <ID> [--user U]    every version of an item and of those it superseded
   memory list [--user U] [--kind K]... [--all] [--as-of TIME] [--since TIME --until TIME]
              [--sort created|updated|importance|uses] [--limit N --offset N]
                             the items, newest first (active only unless --all); with --json
@@ -89,8 +92,9 @@ long-term memory (items learned from turns; every command takes --json):
                             deleted ones, old or unreferenced tool outputs; rewrites the store
 
 working memory, time and the entity graph:
-  work show|history|clear --thread T        a thread's working memory, its changes, or
-                            forget it
+  work show|history|clear --thread T [--user U]   U's working memory of a thread (no user's
+                            without --user: working memory is per user and thread), its
+                            changes, or forget it; the changes below take --user the same way
   work set|push|patch --thread T <FIELD> <VALUE>   change a field (VALUE is JSON, else a
                             string), e.g. work set --thread T goal \"ship it\"
   work pop|remove --thread T <FIELD>        drop a list's last element, or the field
@@ -104,10 +108,11 @@ working memory, time and the entity graph:
 
 tools for a model:
   tools [--format openai|anthropic|mcp]     the tools' JSON Schemas (default openai)
-  call-tool <NAME> <JSON> [--user U] [--thread T]  run one tool as a model would, under
-                            user U; prints its JSON answer
-  mcp [--user U] [--thread T]   serve the tools (and the records as resources) to an MCP
-                            client over stdio, every tool under user U
+  call-tool <NAME> <JSON> (--user U | --all-users) [--thread T]  run one tool as a model
+                            would, under user U; prints its JSON answer
+  mcp (--user U | --all-users) [--thread T]   serve the tools (and the records as
+                            resources) to an MCP client over stdio, every tool under user U;
+                            serving every user's memory must be asked for with --all-users
 
   TIME is ISO 8601 (2024-05-08, 2024-05-08T13:56:00Z) or ms since the epoch; a duration is
   like 90s, 15m, 12h, 30d or 2w.
@@ -162,7 +167,7 @@ pub enum Command {
     },
     Recall {
         thread: String,
-        user: String,
+        user: Option<String>,
         budget: Option<u32>,
         query: Option<String>,
         json: bool,
@@ -183,6 +188,8 @@ pub enum Command {
     Recent {
         thread: String,
         n: u32,
+        /// Only what this user may see.
+        user: Option<String>,
     },
     Ancestors {
         id: String,
@@ -214,12 +221,12 @@ pub enum Command {
     CallTool {
         name: String,
         arguments: String,
-        /// The host's user: the tool keeps to their memory.
+        /// The host's user: the tool keeps to their memory. None only with `--all-users`.
         user: Option<String>,
         /// Recall's thread when the arguments name none.
         thread: Option<String>,
     },
-    /// Serve the tools over MCP (stdio), under `user`.
+    /// Serve the tools over MCP (stdio), under `user` (none only with `--all-users`).
     Mcp {
         user: Option<String>,
         thread: Option<String>,
@@ -363,6 +370,7 @@ const SWITCHES: &[&str] = &[
     "--expired",
     "--ended",
     "--unreferenced-blobs",
+    "--all-users",
 ];
 
 /// Flags as given, in order, with their values.
@@ -387,6 +395,31 @@ impl Flags {
 
     fn has(&self, name: &str) -> bool {
         self.0.iter().any(|(f, _)| f == name)
+    }
+
+    /// `--user U`, checked by the core's rule ([`memdag_core::scope::check_user`]): an empty
+    /// or blank value names nobody, so a launcher line such as `--user "$TENANT"` with the
+    /// variable unset is refused, never read as every user.
+    fn user(&self) -> Result<Option<String>, String> {
+        self.value("--user")
+            .map(|u| match memdag_core::scope::check_user(&u) {
+                Ok(_) => Ok(u),
+                Err(e) => Err(format!("--user: {e}")),
+            })
+            .transpose()
+    }
+
+    /// The user of a command that serves an agent (`mcp`, `call-tool`): `--user U`, or every
+    /// user's memory only when asked for by name with `--all-users`.
+    fn agent_user(&self, command: &str) -> Result<Option<String>, String> {
+        match (self.user()?, self.has("--all-users")) {
+            (Some(_), true) => Err(format!("{command}: give --user U or --all-users, not both")),
+            (Some(u), false) => Ok(Some(u)),
+            (None, true) => Ok(None),
+            (None, false) => Err(format!(
+                "{command} needs --user U (every tool keeps to U's memory), or --all-users to serve every user's memory"
+            )),
+        }
     }
 
     fn real(
@@ -548,7 +581,7 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
                 mode,
                 k: flags.number("--k")?.unwrap_or(10),
                 thread: flags.value("--thread"),
-                user: flags.value("--user"),
+                user: flags.user()?,
                 json: flags.has("--json"),
                 ranking: flags.ranking()?,
                 scope: match flags.value("--scope").as_deref() {
@@ -568,13 +601,13 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
             pattern: need("grep a PATTERN")?,
             case_insensitive: flags.has("-i"),
             fields: flags.values("--field"),
-            user: flags.value("--user"),
+            user: flags.user()?,
             json: flags.has("--json"),
         },
         "recall" => {
             let thread = flags.value("--thread").unwrap_or_default();
-            let user = flags.value("--user").unwrap_or_default();
-            if thread.is_empty() && user.is_empty() {
+            let user = flags.user()?;
+            if thread.is_empty() && user.is_none() {
                 return Err("recall needs --thread T or --user U".into());
             }
             Command::Recall {
@@ -591,21 +624,22 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
         "show" | "get" => Command::Show {
             id: need(&format!("{name} an ID"))?,
             raw: flags.has("--raw"),
-            user: flags.value("--user"),
+            user: flags.user()?,
         },
         "dag" => Command::Dag {
             id: need("dag an ID")?,
             depth: count(pos.next(), flags.number("--depth")?.unwrap_or(16))?,
-            user: flags.value("--user"),
+            user: flags.user()?,
         },
         "recent" => Command::Recent {
             thread: need("recent a THREAD")?,
             n: count(pos.next(), 10)?,
+            user: flags.user()?,
         },
         "ancestors" => Command::Ancestors {
             id: need("ancestors an ID")?,
             depth: count(pos.next(), 16)?,
-            user: flags.value("--user"),
+            user: flags.user()?,
         },
         "delete" => Command::Delete {
             id: need("delete an ID")?,
@@ -620,7 +654,7 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
         "timeline" => Command::Timeline(work::timeline(flags)?),
         "graph" => Command::Graph {
             graph: work::graph(pos, flags)?,
-            user: flags.value("--user"),
+            user: flags.user()?,
         },
         "tools" => Command::Tools {
             format: flags.value("--format").unwrap_or_else(|| "openai".into()),
@@ -628,11 +662,11 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
         "call-tool" => Command::CallTool {
             name: need("call-tool a NAME")?,
             arguments: pos.next().unwrap_or_default(),
-            user: flags.value("--user"),
+            user: flags.agent_user("call-tool")?,
             thread: flags.value("--thread"),
         },
         "mcp" => Command::Mcp {
-            user: flags.value("--user"),
+            user: flags.agent_user("mcp")?,
             thread: flags.value("--thread"),
         },
         "export" => {
@@ -660,7 +694,40 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
     if let Some(extra) = pos.next() {
         return Err(format!("unexpected argument {extra:?}"));
     }
+    if flags.has("--user") && !takes_user(&command) {
+        return Err(format!(
+            "{name} does not take --user (it is not kept to one user's memory)"
+        ));
+    }
+    if flags.has("--all-users")
+        && !matches!(command, Command::CallTool { .. } | Command::Mcp { .. })
+    {
+        return Err(format!(
+            "{name} does not take --all-users (only mcp and call-tool do)"
+        ));
+    }
     Ok(command)
+}
+
+/// Whether a command keeps to one user's memory with `--user` (the others refuse the flag,
+/// rather than ignore it).
+fn takes_user(command: &Command) -> bool {
+    match command {
+        Command::Search(_)
+        | Command::Grep { .. }
+        | Command::Recall { .. }
+        | Command::Show { .. }
+        | Command::Dag { .. }
+        | Command::Recent { .. }
+        | Command::Ancestors { .. }
+        | Command::Work(_)
+        | Command::Timeline(_)
+        | Command::Graph { .. }
+        | Command::CallTool { .. }
+        | Command::Mcp { .. } => true,
+        Command::Memory(m) => !matches!(m, MemoryCmd::Update { .. } | MemoryCmd::Delete { .. }),
+        _ => false,
+    }
 }
 
 fn count(arg: Option<String>, default: u32) -> Result<u32, String> {
@@ -671,264 +738,4 @@ fn count(arg: Option<String>, default: u32) -> Result<u32, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse_str(s: &str) -> Result<Args, String> {
-        parse(s.split_whitespace().map(String::from))
-    }
-
-    #[test]
-    fn parses_commands_and_flags() {
-        let a = parse_str("demo --store /tmp/x").unwrap();
-        assert_eq!(a.command, Command::Demo);
-        assert_eq!(a.store, PathBuf::from("/tmp/x"));
-        let a = parse_str("--component=c.wasm recent 周末计划 3").unwrap();
-        assert_eq!(
-            a.command,
-            Command::Recent {
-                thread: "周末计划".into(),
-                n: 3
-            }
-        );
-        assert_eq!(a.component, Some(PathBuf::from("c.wasm")));
-        assert_eq!(
-            parse_str("ancestors t12").unwrap().command,
-            Command::Ancestors {
-                id: "t12".into(),
-                depth: 16,
-                user: None
-            }
-        );
-        assert_eq!(parse_str("").unwrap().command, Command::Help);
-        assert_eq!(parse_str("demo --help").unwrap().command, Command::Help);
-    }
-
-    #[test]
-    fn parses_search_and_friends() {
-        let a = parse_str("search deploy --mode bm25 --k 3 --user lin --json").unwrap();
-        assert_eq!(
-            a.command,
-            Command::Search(Search {
-                input: SearchInput::Text("deploy".into()),
-                mode: "bm25".into(),
-                k: 3,
-                thread: None,
-                user: Some("lin".into()),
-                json: true,
-                ranking: Ranking::default(),
-                scope: None,
-                kinds: Vec::new(),
-                now: None,
-            })
-        );
-        let a =
-            parse_str("search boots --scope items --kind procedural --kind tool --now 5").unwrap();
-        let Command::Search(s) = a.command else {
-            panic!("not a search")
-        };
-        assert_eq!(s.scope, Some(Scope::Items));
-        assert_eq!(s.kinds, [ItemKind::Procedural, ItemKind::Tool]);
-        assert_eq!(s.now.as_deref(), Some("5"));
-        let a = parse_str(
-            "search --batch q.jsonl --fusion rrf --rrf-k 30 --vector-weight 0.3 --context 0 --thread-scope 0 \
-             --stopwords off --derived-keys off --field-weights steps=0,keys=2",
-        )
-        .unwrap();
-        let Command::Search(s) = a.command else {
-            panic!("not a search")
-        };
-        assert_eq!(
-            s.ranking,
-            Ranking {
-                rrf: Some(true),
-                vector_weight: Some(0.3),
-                rrf_k: Some(30.0),
-                context: Some(0.0),
-                thread_scope: Some(0.0),
-                stopwords: Some(false),
-                derived_keys: Some(false),
-                field_weights: vec![("steps".into(), 0.0), ("keys".into(), 2.0)],
-            }
-        );
-        let a = parse_str("search --batch q.jsonl --mode vector -k 5 --json").unwrap();
-        assert!(matches!(
-            a.command,
-            Command::Search(Search {
-                input: SearchInput::Batch(_),
-                k: 5,
-                ..
-            })
-        ));
-        let a = parse_str("compact t3 --llm-cmd ./fake.sh").unwrap();
-        assert_eq!(a.llm_cmd.as_deref(), Some("./fake.sh"));
-        assert_eq!(a.cmd_timeout, None);
-        let a = parse_str("compact t3 --llm-cmd ./fake.sh --cmd-timeout 2.5").unwrap();
-        assert_eq!(a.cmd_timeout, Some(2.5));
-        assert!(parse_str("compact t3 --cmd-timeout 0").is_err());
-        assert!(parse_str("compact t3 --cmd-timeout soon").is_err());
-        assert_eq!(
-            parse_str("show t3 --raw").unwrap().command,
-            Command::Show {
-                id: "t3".into(),
-                raw: true,
-                user: None
-            }
-        );
-        assert_eq!(
-            parse_str("reindex --batch-size 8").unwrap().command,
-            Command::Reindex {
-                batch_size: Some(8)
-            }
-        );
-        assert_eq!(
-            parse_str("reindex").unwrap().command,
-            Command::Reindex { batch_size: None }
-        );
-        assert_eq!(
-            parse_str("forget-user mallory").unwrap().command,
-            Command::ForgetUser {
-                user: "mallory".into()
-            }
-        );
-        assert_eq!(
-            parse_str("delete t3").unwrap().command,
-            Command::Delete { id: "t3".into() }
-        );
-        let a = parse_str("limits --limits {\"maxTags\":3}").unwrap();
-        assert_eq!(a.command, Command::Limits);
-        assert_eq!(a.limits.as_deref(), Some("{\"maxTags\":3}"));
-        assert!(matches!(
-            parse_str("recall --thread main --budget 300")
-                .unwrap()
-                .command,
-            Command::Recall {
-                budget: Some(300),
-                ..
-            }
-        ));
-    }
-
-    #[test]
-    fn parses_memory_work_graph_and_tools() {
-        let a = parse_str("memory add --user ada --kind tool --tool kubectl --source t1 --source t2 --ttl 90s flaky").unwrap();
-        let Command::Memory(MemoryCmd::Add(add)) = a.command else {
-            panic!("not memory add")
-        };
-        assert_eq!(
-            (add.user.as_str(), add.kind, add.text.as_str()),
-            ("ada", ItemKind::Tool, "flaky")
-        );
-        assert_eq!(add.sources, ["t1", "t2"]);
-        assert_eq!(add.fields.ttl.as_deref(), Some("90s"));
-        let a = parse_str("memory list --kind fact --all --sort uses --limit 5 --json").unwrap();
-        assert!(a.json);
-        let Command::Memory(MemoryCmd::List(list)) = a.command else {
-            panic!("not memory list")
-        };
-        assert_eq!(
-            (list.kinds, list.all, list.order, list.limit),
-            (
-                vec![ItemKind::Fact],
-                true,
-                memdag_host::ItemOrder::Uses,
-                Some(5)
-            )
-        );
-        assert_eq!(
-            parse_str("memory extract t1 t2").unwrap().command,
-            Command::Memory(MemoryCmd::Extract {
-                ids: vec!["t1".into(), "t2".into()],
-                thread: None,
-                user: None
-            })
-        );
-        let a =
-            parse(["work", "set", "--thread", "T", "goal", "ship it"].map(String::from)).unwrap();
-        assert_eq!(
-            a.command,
-            Command::Work(Work {
-                thread: "T".into(),
-                user: None,
-                action: WorkAction::Change {
-                    op: memdag_host::WorkOp::Set,
-                    field: "goal".into(),
-                    value: Some("ship it".into())
-                }
-            })
-        );
-        assert!(matches!(
-            parse_str("work pop --thread T tasks").unwrap().command,
-            Command::Work(Work {
-                action: WorkAction::Change { value: None, .. },
-                ..
-            })
-        ));
-        assert_eq!(
-            parse_str("graph path ada germany --max-depth 3")
-                .unwrap()
-                .command,
-            Command::Graph {
-                graph: Graph::Path {
-                    from: "ada".into(),
-                    to: "germany".into(),
-                    max_depth: 3
-                },
-                user: None
-            }
-        );
-        let Command::Purge(p) = parse_str("purge").unwrap().command else {
-            panic!("not purge")
-        };
-        assert!(p.expired && !p.ended);
-        let Command::Purge(p) = parse_str("purge --ended").unwrap().command else {
-            panic!("not purge")
-        };
-        assert!(!p.expired && p.ended);
-        assert_eq!(
-            parse_str("tools --format anthropic").unwrap().command,
-            Command::Tools {
-                format: "anthropic".into()
-            }
-        );
-        assert!(matches!(
-            parse_str("ingest f.jsonl --extract").unwrap().command,
-            Command::Ingest { extract: true, .. }
-        ));
-        for bad in [
-            "memory add x",
-            "memory add --user ada",
-            "memory update m1",
-            "memory list --sort size",
-            "memory extract",
-            "memory frob",
-            "work set --thread T goal",
-            "work show",
-            "graph path a",
-            "search x --scope everything",
-            "memory add --user a --kind idea x",
-        ] {
-            assert!(parse_str(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn rejects_bad_input() {
-        assert!(parse_str("demo --store").is_err());
-        assert!(parse_str("demo --frob").is_err());
-        assert!(parse_str("recent").is_err());
-        assert!(parse_str("recent t x").is_err());
-        assert!(parse_str("get a b").is_err());
-        assert!(parse_str("launch").is_err());
-        assert!(parse_str("search x --mode fuzzy").is_err());
-        assert!(parse_str("search").is_err());
-        assert!(parse_str("recall").is_err());
-        assert!(parse_str("search x --k many").is_err());
-        assert!(parse_str("search x --fusion max").is_err());
-        assert!(parse_str("search x --vector-weight 1.5").is_err());
-        assert!(parse_str("search x --context -1").is_err());
-        assert!(parse_str("search x --stopwords maybe").is_err());
-        assert!(parse_str("search x --field-weights body=1").is_err());
-        assert!(parse_str("search x --field-weights keys=-1").is_err());
-    }
-}
+mod tests;

@@ -180,8 +180,11 @@ pub fn run(
         }
         MemoryCmd::Update { id, change } => print(&update(memory, id, change, host)?, out)?,
         MemoryCmd::Delete { id } => print(&memory.delete_item(id, host.now)?, out)?,
-        MemoryCmd::History { id } => {
-            let history = memory.item_history(id)?;
+        MemoryCmd::History { id, user } => {
+            let history = match user {
+                Some(u) => memory.item_history_as(u, id)?,
+                None => memory.item_history(id)?,
+            };
             if json {
                 let entries: Vec<_> = history.iter().map(shape::history_entry).collect();
                 writeln!(out, "{}", shape::line(&entries))?;

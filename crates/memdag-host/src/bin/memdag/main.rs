@@ -243,7 +243,7 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             query,
             json,
         } => {
-            let mut q = recall_query(&thread, &user);
+            let mut q = recall_query(&thread, user.as_deref());
             q.budget_tokens = budget;
             q.query_text = query;
             q.now = args.now.is_some().then_some(host.now);
@@ -292,8 +292,12 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             write!(out, "{text}")?;
         }
         Command::Dag { id, depth, user } => dag(&mut memory, &id, depth, user.as_deref(), out)?,
-        Command::Recent { thread, n } => {
-            for r in memory.recent(&thread, n)? {
+        Command::Recent { thread, n, user } => {
+            let records = match &user {
+                Some(u) => memory.recent_as(u, &thread, n)?,
+                None => memory.recent(&thread, n)?,
+            };
+            for r in records {
                 writeln!(out, "{}", show::line(&r))?;
             }
         }

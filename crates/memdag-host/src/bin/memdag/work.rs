@@ -36,9 +36,10 @@ pub fn run(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
+    let user = w.user.as_deref();
     match &w.action {
         WorkAction::Show => {
-            let wm = memory.working_memory(&w.thread)?;
+            let wm = memory.working_memory(&w.thread, user)?;
             if json {
                 writeln!(out, "{}", shape::line(&shape::working_memory(&wm)))?;
             } else {
@@ -46,7 +47,7 @@ pub fn run(
             }
         }
         WorkAction::History => {
-            let wm = memory.working_memory(&w.thread)?;
+            let wm = memory.working_memory(&w.thread, user)?;
             let changes: Vec<_> = wm.history.iter().map(shape::work_change).collect();
             if json {
                 writeln!(out, "{}", shape::line(&changes))?;
@@ -69,7 +70,7 @@ pub fn run(
             }
         }
         WorkAction::Clear => {
-            let had = memory.clear_work(&w.thread)?;
+            let had = memory.clear_work(&w.thread, user)?;
             if json {
                 writeln!(
                     out,
@@ -85,7 +86,7 @@ pub fn run(
         WorkAction::Change { op, field, value } => {
             let value = value.as_deref().map(json_value);
             let mut u = work_update(&w.thread, field, *op, value.as_deref(), host.now);
-            u.user = w.user.clone().unwrap_or_default();
+            u.user = w.user.clone();
             let change = memory.update_work(&u)?;
             if json {
                 writeln!(out, "{}", shape::line(&shape::work_change(&change)))?;
@@ -93,7 +94,7 @@ pub fn run(
                 if change.stale {
                     writeln!(out, "not applied: {field} has a newer change")?;
                 }
-                show_fields(&memory.working_memory(&w.thread)?, out)?;
+                show_fields(&memory.working_memory(&w.thread, user)?, out)?;
             }
         }
     }

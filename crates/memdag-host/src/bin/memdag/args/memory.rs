@@ -25,6 +25,8 @@ pub enum MemoryCmd {
     },
     History {
         id: String,
+        /// Only an item this user may see.
+        user: Option<String>,
     },
     List(ListItems),
     Resolutions {
@@ -127,7 +129,7 @@ pub fn parse(pos: &mut dyn Iterator<Item = String>, flags: &Flags) -> Result<Mem
     };
     Ok(match sub.as_str() {
         "add" => {
-            let user = flags.value("--user").ok_or("memory add needs --user U")?;
+            let user = flags.user()?.ok_or("memory add needs --user U")?;
             let text = id("add")
                 .ok()
                 .or_else(|| flags.value("--text"))
@@ -144,7 +146,7 @@ pub fn parse(pos: &mut dyn Iterator<Item = String>, flags: &Flags) -> Result<Mem
         }
         "get" => MemoryCmd::Get {
             id: id("get")?,
-            user: flags.value("--user"),
+            user: flags.user()?,
         },
         "update" => {
             let id = id("update")?;
@@ -155,9 +157,12 @@ pub fn parse(pos: &mut dyn Iterator<Item = String>, flags: &Flags) -> Result<Mem
             MemoryCmd::Update { id, change }
         }
         "delete" => MemoryCmd::Delete { id: id("delete")? },
-        "history" => MemoryCmd::History { id: id("history")? },
+        "history" => MemoryCmd::History {
+            id: id("history")?,
+            user: flags.user()?,
+        },
         "list" => MemoryCmd::List(ListItems {
-            user: flags.value("--user"),
+            user: flags.user()?,
             kinds: kinds(flags)?,
             all: flags.has("--all"),
             as_of: flags.value("--as-of"),
@@ -178,11 +183,11 @@ pub fn parse(pos: &mut dyn Iterator<Item = String>, flags: &Flags) -> Result<Mem
             offset: flags.number("--offset")?.unwrap_or(0),
         }),
         "resolutions" => MemoryCmd::Resolutions {
-            user: flags.value("--user"),
+            user: flags.user()?,
         },
         "extract" => {
             let ids: Vec<String> = pos.collect();
-            let (thread, user) = (flags.value("--thread"), flags.value("--user"));
+            let (thread, user) = (flags.value("--thread"), flags.user()?);
             if ids.is_empty() && thread.is_none() && user.is_none() {
                 return Err("memory extract needs --thread T, --user U or turn IDs".into());
             }

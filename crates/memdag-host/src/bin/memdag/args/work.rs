@@ -8,7 +8,8 @@ use super::Flags;
 #[derive(Debug, PartialEq)]
 pub struct Work {
     pub thread: String,
-    /// Who makes the change (`--user`), for isolation and erasure.
+    /// Whose working memory (`--user`; none: no user's): working memory is per user and
+    /// thread.
     pub user: Option<String>,
     pub action: WorkAction,
 }
@@ -92,7 +93,7 @@ pub fn work(pos: &mut dyn Iterator<Item = String>, flags: &Flags) -> Result<Work
     };
     Ok(Work {
         thread,
-        user: flags.value("--user"),
+        user: flags.user()?,
         action,
     })
 }
@@ -107,7 +108,7 @@ pub fn timeline(flags: &Flags) -> Result<Timeline, String> {
         })
         .transpose()?;
     Ok(Timeline {
-        user: flags.value("--user"),
+        user: flags.user()?,
         thread: flags.value("--thread"),
         since: flags.value("--since"),
         until: flags.value("--until"),

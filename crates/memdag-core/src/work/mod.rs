@@ -1,6 +1,11 @@
 //! Working memory: the small structured state an agent keeps for one thread across turns.
 //!
-//! A thread's working memory is a set of named fields holding JSON values. Four names are
+//! Working memory belongs to a user and a thread: one per (user, thread), and one per thread
+//! for no user (see [`docs`]). A read names the user whose working memory it wants (none:
+//! the working memory of no user); a user never sees another's, even on a thread id they
+//! share.
+//!
+//! A working memory is a set of named fields holding JSON values. Four names are
 //! conventional, and recall renders them first: `goal` (text), `tasks` (a stack of
 //! `{"text", "status"}`), `constraints` (a list of texts) and `notes` (an object of named
 //! notes or variables); any other name is a variable of its own.
@@ -14,8 +19,10 @@
 //!   `stale`, so of two changes to one field the newest wins and the other is kept.
 //!
 //! Every change, applied or stale, is in the history with the value before it; the newest
-//! [`MAX_HISTORY`] are kept. The state of a thread is the document `work/<thread>` (see
-//! [`crate::state`]), persisted with the store.
+//! [`MAX_HISTORY`] are kept. Each working memory is a document (see [`crate::state`] and
+//! [`docs`]), persisted with the store.
+
+pub mod docs;
 
 use std::collections::BTreeMap;
 use std::format;
@@ -30,7 +37,8 @@ use crate::error::{Error, Result};
 use crate::state::name;
 use crate::store::Store;
 
-/// The document prefix of working memory.
+/// The document prefix of working memory before it was per user: `work/<thread>` (see
+/// [`docs`]).
 pub const WORK_PREFIX: &str = "work/";
 /// Changes kept per thread.
 pub const MAX_HISTORY: usize = 256;
@@ -82,12 +90,12 @@ pub struct WorkChange {
     pub user: String,
 }
 
-/// The working memory of one thread.
+/// The working memory of one user in one thread.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct WorkingMemory {
     pub thread: String,
-    /// The user of the last change, for erasure and isolation.
+    /// Whose it is; empty for no user.
     pub user: String,
     pub fields: BTreeMap<String, WorkField>,
     /// Oldest first.
@@ -107,14 +115,16 @@ pub struct WorkUpdate {
     /// When it happens (ms since the epoch). Faces default it to the host clock.
     #[serde(default)]
     pub at: i64,
+    /// Whose working memory it changes; none for no user's. An empty or blank name is
+    /// `INVALID_INPUT` ([`crate::scope`]).
     #[serde(default)]
-    pub user: String,
+    pub user: Option<String>,
 }
 
 impl WorkingMemory {
     /// Applies one change; returns what it did (with `stale` set if it lost to a newer one,
     /// and for `pop`, the popped element as its value).
-    fn apply(&mut self, u: &WorkUpdate) -> Result<WorkChange> {
+    fn apply(&mut self, u: &WorkUpdate, user: &str) -> Result<WorkChange> {
         let current = self.fields.get(&u.field);
         let previous = current.map(|f| f.value.clone());
         let mut change = WorkChange {
@@ -124,7 +134,7 @@ impl WorkingMemory {
             value: u.value.clone(),
             previous: previous.clone(),
             stale: false,
-            user: u.user.clone(),
+            user: user.into(),
         };
         if current.is_some_and(|f| f.updated_at > u.at) {
             change.stale = true;
@@ -286,54 +296,89 @@ fn merge(target: &mut Value, patch: &Value) -> Result<()> {
 }
 
 impl Store {
-    /// The working memory of `thread` (empty if it has none).
-    pub fn working_memory(&self, thread: &str) -> WorkingMemory {
-        let doc = name(WORK_PREFIX, thread);
-        self.state(&doc)
-            .and_then(|b| from_msgpack::<WorkingMemory>(&doc, b).ok())
+    /// `user`'s working memory of `thread` (`None`: the working memory of no user), empty if
+    /// there is none. [`Error::InvalidInput`] for an empty or blank user ([`crate::scope`]).
+    pub fn working_memory(&self, thread: &str, user: Option<&str>) -> Result<WorkingMemory> {
+        let user = crate::scope::user_scope(user)?.unwrap_or("");
+        Ok(self.working_memory_of(user, thread))
+    }
+
+    /// [`Store::working_memory`] of a checked user (`""`: no user).
+    pub(crate) fn working_memory_of(&self, user: &str, thread: &str) -> WorkingMemory {
+        self.stored_work(user, thread)
+            .map(|(wm, _)| wm)
             .unwrap_or_else(|| WorkingMemory {
                 thread: thread.into(),
+                user: user.into(),
                 ..WorkingMemory::default()
             })
     }
 
-    /// Applies one change to a thread's working memory and returns the change (`stale` if a
-    /// newer change of the field won). [`Error::InvalidInput`] for an empty thread or field, a
-    /// missing value, a push or pop on a field that is not a list, or a limit; nothing changes
-    /// then.
+    /// Applies one change to a user's working memory of a thread and returns the change
+    /// (`stale` if a newer change of the field won). [`Error::InvalidInput`] for an empty
+    /// thread or field, an empty or blank user, a missing value, a push or pop on a field
+    /// that is not a list, or a limit; nothing changes then.
     pub fn update_work(&mut self, u: &WorkUpdate) -> Result<WorkChange> {
+        let user = crate::scope::user_scope(u.user.as_deref())?.unwrap_or("");
         if u.thread.is_empty() || u.field.is_empty() {
             return Err(Error::invalid("working memory needs a thread and a field"));
         }
         let limits = self.limits();
-        if u.thread.len() > limits.max_name_bytes || u.field.len() > limits.max_name_bytes {
-            return Err(Error::invalid("thread or field name over maxNameBytes"));
+        if [&u.thread, &u.field, user]
+            .iter()
+            .any(|n| n.len() > limits.max_name_bytes)
+        {
+            return Err(Error::invalid(
+                "thread, field or user name over maxNameBytes",
+            ));
         }
-        let mut wm = self.working_memory(&u.thread);
-        let change = wm.apply(u)?;
-        if !u.user.is_empty() {
-            wm.user.clone_from(&u.user);
-        }
+        let (mut wm, legacy) = self.stored_work(user, &u.thread).unwrap_or_else(|| {
+            let wm = WorkingMemory {
+                thread: u.thread.clone(),
+                user: user.into(),
+                ..WorkingMemory::default()
+            };
+            (wm, None)
+        });
+        let change = wm.apply(u, user)?;
         wm.history.push(change.clone());
         if wm.history.len() > MAX_HISTORY {
             let extra = wm.history.len() - MAX_HISTORY;
             wm.history.drain(..extra);
         }
-        let doc = name(WORK_PREFIX, &u.thread);
+        let doc = docs::doc_name(user, &u.thread);
         self.put_state(&doc, to_msgpack(&wm)?);
+        if let Some(legacy) = legacy {
+            self.remove_state(&legacy);
+        }
         Ok(change)
     }
 
-    /// Forgets a thread's working memory. Returns whether it had one.
-    pub fn clear_work(&mut self, thread: &str) -> bool {
-        self.remove_state(&name(WORK_PREFIX, thread))
+    /// Forgets a user's working memory of a thread (`None`: no user's). Returns whether there
+    /// was one. [`Error::InvalidInput`] for an empty or blank user.
+    pub fn clear_work(&mut self, thread: &str, user: Option<&str>) -> Result<bool> {
+        let user = crate::scope::user_scope(user)?.unwrap_or("");
+        Ok(self.clear_work_of(user, thread))
     }
 
-    /// The threads that have working memory, in order.
+    /// [`Store::clear_work`] of a checked user (`""`: no user), legacy document included.
+    pub(crate) fn clear_work_of(&mut self, user: &str, thread: &str) -> bool {
+        let legacy = name(WORK_PREFIX, thread);
+        let legacy_is_theirs = self
+            .state(&legacy)
+            .and_then(|b| from_msgpack::<WorkingMemory>(&legacy, b).ok())
+            .is_some_and(|wm| docs::legacy_owner(&wm) == user);
+        let own = self.remove_state(&docs::doc_name(user, thread));
+        let old = legacy_is_theirs && self.remove_state(&legacy);
+        own || old
+    }
+
+    /// The threads that have working memory (of any user), sorted, each once.
     pub fn work_threads(&self) -> Vec<String> {
-        self.state_names(WORK_PREFIX)
-            .map(|n| n[WORK_PREFIX.len()..].into())
-            .collect()
+        let mut threads: Vec<String> = self.work_keys().into_iter().map(|(_, t)| t).collect();
+        threads.sort();
+        threads.dedup();
+        threads
     }
 }
 
@@ -349,7 +394,7 @@ mod tests {
             op,
             value,
             at,
-            user: "ada".into(),
+            user: Some("ada".into()),
         }
     }
 
@@ -369,7 +414,7 @@ mod tests {
             .update_work(&up("goal", WorkOp::Set, Some(json!("old goal")), 7))
             .unwrap();
         assert!(stale.stale);
-        let wm = s.working_memory("t");
+        let wm = s.working_memory("t", Some("ada")).unwrap();
         assert_eq!(wm.fields["goal"].value, json!("ship it"));
         assert_eq!(wm.fields["notes"].value, json!({"branch": "main"}));
         assert_eq!(wm.history.len(), 3);
@@ -402,7 +447,7 @@ mod tests {
         .unwrap();
         let popped = s.update_work(&up("tasks", WorkOp::Pop, None, 4)).unwrap();
         assert_eq!(popped.value, Some(json!({"text": "b", "status": "open"})));
-        let wm = s.working_memory("t");
+        let wm = s.working_memory("t", Some("ada")).unwrap();
         assert_eq!(
             wm.fields["tasks"].value,
             json!([{"text": "a", "status": "done"}])
@@ -422,7 +467,10 @@ mod tests {
                 .code(),
             "INVALID_INPUT"
         );
-        assert_eq!(s.working_memory("t").fields["goal"].value, json!("x"));
+        assert_eq!(
+            s.working_memory("t", Some("ada")).unwrap().fields["goal"].value,
+            json!("x")
+        );
         assert_eq!(s.work_threads(), ["t"]);
     }
 }
