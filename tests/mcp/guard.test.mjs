@@ -1,6 +1,7 @@
 // Issue 30 through `memdag mcp`, with the official MCP SDK client:
 // - item 5: no empty user, and every user's memory only with --all-users;
-// - item 6: working memory per user through the recall tool.
+// - item 6: working memory per user through the recall tool;
+// - item 10: the issue's grep pattern over a store of real-looking text answers.
 // Needs the memdag CLI and the component, found as in mcp.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,5 +74,35 @@ test('--all-users is the named way to every user; --user keeps to one, working m
     assert.ok(!recall.block.includes('bob goal'), recall.block);
   } finally {
     await alice.close();
+  }
+});
+
+/** Turns of about 1 KB of made-up words each (a reproducible stream, letters a to y so that
+ * no word is `zzz`); the middle one ends with `zzz`. */
+function wordy(n) {
+  let state = 0x2545f4914f6cdd1dn;
+  const next = () => {
+    state ^= (state << 13n) & 0xffffffffffffffffn;
+    state ^= state >> 7n;
+    state ^= (state << 17n) & 0xffffffffffffffffn;
+    return Number(state % 1000003n);
+  };
+  const vocabulary = Array.from({ length: 5000 }, () => Array.from({ length: 2 + (next() % 8) }, () => String.fromCharCode(97 + (next() % 25))).join(''));
+  return Array.from({ length: n }, (_, i) => {
+    const words = Array.from({ length: 180 }, () => vocabulary[next() % 5000]);
+    if (i === n >> 1) words.push('zzz');
+    return { id: `w${i}`, thread: 'logs', user: 'alice', createdAt: 0, input: words.join(' ') };
+  });
+}
+
+test("the issue's grep pattern answers through the MCP tool", { skip: !ready }, async () => {
+  const { path } = store(wordy(1500));
+  const client = await connect(path, '--user', 'alice');
+  try {
+    const result = await client.callTool({ name: 'grep', arguments: { pattern: '(?:\\w+\\s+){30}zzz' } });
+    assert.equal(result.isError, false, result.content[0].text);
+    assert.deepEqual(text(result).matches.map((m) => m.id), ['w750']);
+  } finally {
+    await client.close();
   }
 });

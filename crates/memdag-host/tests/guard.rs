@@ -1,5 +1,6 @@
 //! Issue 30 through the `memdag` binary: an empty user is refused and serving every user is
-//! asked for by name (item 5), working memory per user (6), `--user` kept or refused (7).
+//! asked for by name (item 5), working memory per user (6), `--user` kept or refused (7),
+//! and grep bounded by work (10).
 //! Needs the built component (scripts/build-component.sh).
 
 mod common;
@@ -190,4 +191,39 @@ fn user_is_kept_by_recent_and_memory_history_and_refused_where_it_would_be_ignor
         );
     }
     assert!(!out.exists(), "the refused export wrote nothing");
+}
+
+/// A JSONL file of [`common::wordy`] turns.
+fn wordy(file: &Path, turns: usize) {
+    let text: String = common::wordy(turns)
+        .into_iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let turn = serde_json::json!({"id": format!("w{i}"), "thread": "logs", "createdAt": 0, "input": input});
+            format!("{turn}\n")
+        })
+        .collect();
+    std::fs::write(file, text).unwrap();
+}
+
+#[test]
+fn the_issues_grep_pattern_answers_over_a_store_of_real_looking_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, store) = (dir.path().join("words.jsonl"), dir.path().join("store"));
+    wordy(&file, 1500);
+    ok(memdag(&store).arg("ingest").arg(&file));
+    let found = ok(memdag(&store).args(["grep", r"(?:\w+\s+){30}zzz", "--json"]));
+    // One JSON line per match.
+    let ids: Vec<String> = found
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+        .collect();
+    assert_eq!(ids, ["\"w750\""], "{found}");
+    let tool = ok(memdag(&store).args([
+        "call-tool",
+        "grep",
+        r#"{"pattern": "(?:\\w+\\s+){30}zzz"}"#,
+        "--all-users",
+    ]));
+    assert!(tool.contains("w750"), "{tool}");
 }

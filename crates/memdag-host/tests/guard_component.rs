@@ -1,7 +1,8 @@
 //! Issue 30 in the WIT face, the component under Wasmtime through the host library: an empty
 //! user (`some("")`) is invalid-input in every function and query that takes one (item 5),
-//! working memory per user (6), `recent` and `item-history` kept to a user (7). Needs
-//! `memdag_component.wasm`: run scripts/build-component.sh.
+//! working memory per user (6), `recent` and `item-history` kept to a user (7), and grep
+//! bounded by work: the issue's pattern over a store runs within a deterministic fuel budget
+//! (10). Needs `memdag_component.wasm`: run scripts/build-component.sh.
 
 mod common;
 
@@ -9,7 +10,7 @@ use common::{ids, runtime, SharedKv};
 use memdag_host::{
     extract_query, graph_query, grep_query, item_query, new_item, new_turn, recall_query,
     resolution_query, search_query, timeline_query, tool_context, work_update, Error, ItemKind,
-    MemKv, Memory, SearchMode, WorkOp,
+    Limits, MemKv, Memory, Runtime, SearchMode, WorkOp,
 };
 
 /// Alice's and bob's turns on one thread id, and an item each; bob's item id.
@@ -163,4 +164,39 @@ fn working_memory_is_per_user_and_survives_a_new_instance() {
         goal(&mut again, Some("alice")).as_deref(),
         Some("\"launch\"")
     );
+}
+
+/// Fuel for one call (the open and the grep are one each). Both fit in 3e8 here; the `regex`
+/// crate's PikeVM fallback, which the issue's pattern hit before, spent more than 1e10 on the
+/// same grep of the same store (main at 9437a8b, measured with a metered runtime).
+const GREP_FUEL: u64 = 1_000_000_000;
+
+#[test]
+fn the_issues_grep_pattern_runs_within_a_fuel_budget() {
+    // Build the store without a budget, then grep it on an engine that counts fuel.
+    let kv = SharedKv::default();
+    let mut memory = runtime().open(kv.clone(), None).unwrap();
+    let turns: Vec<_> = common::wordy(1500)
+        .into_iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let mut t = new_turn("logs", &input, "");
+            t.id = Some(format!("w{i}"));
+            t
+        })
+        .collect();
+    for batch in turns.chunks(250) {
+        memory.add_turns(batch).unwrap();
+    }
+    let limits = Limits {
+        fuel: Some(GREP_FUEL),
+        ..Limits::DEFAULT
+    };
+    let metered = Runtime::from_file_with(common::component_path(), limits).unwrap();
+    let mut memory = metered
+        .open(kv, None)
+        .unwrap_or_else(|e| panic!("open: {e}"));
+    let found = memory.grep(&grep_query(r"(?:\w+\s+){30}zzz")).unwrap();
+    let ids: Vec<&str> = found.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["w750"]);
 }

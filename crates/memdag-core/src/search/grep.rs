@@ -1,15 +1,31 @@
 //! grep: a regular-expression search over the raw logs of the records.
 //!
-//! Patterns use the `regex` crate, whose matching is linear in the text (no backtracking), so
-//! no pattern can hang a search. Limits: the pattern at most [`MAX_PATTERN_BYTES`], its
-//! compiled program at most [`REGEX_SIZE_LIMIT`], and at most [`MAX_MATCHES`] matches. Records
-//! are searched in insertion order; empty matches are skipped.
+//! Patterns use the `regex` crate's syntax and run on its lazy DFA (`regex-automata`'s
+//! hybrid engine), whose cost is linear in the text. What grep bounds is the work, not only
+//! the matches, so that no pattern can stall a store: `(?:\w+\s+){30}zzz` once cost 4 s per
+//! MB, because the `regex` crate moved to its PikeVM (whose cost per byte grows with the
+//! pattern's automaton) when the automaton outgrew its DFA cache, for every byte of the store.
+//! - A pattern is refused when its automaton is larger than [`REGEX_SIZE_LIMIT`] or needs a
+//!   larger DFA cache than [`DFA_CACHE_BYTES`].
+//! - What the lazy DFA cannot search goes to the `regex` crate: text that is not ASCII when
+//!   the pattern has a Unicode word boundary (`\b`), and everything after the DFA gave up
+//!   (its cache cleared [`CACHE_CLEARS`] times while it built a state for fewer than
+//!   [`BYTES_PER_STATE`] bytes of text). That engine is charged the text's length times the
+//!   automaton's states, at most [`FALLBACK_WORK`] per grep; beyond, grep stops with
+//!   [`Error::InvalidInput`] ("too costly").
+//!
+//! Other limits: the pattern at most [`MAX_PATTERN_BYTES`], and at most [`MAX_MATCHES`]
+//! matches. Records are searched in insertion order; empty matches are skipped.
 
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use regex::RegexBuilder;
+use regex_automata::hybrid::{dfa, regex::Cache, regex::Regex as LazyRegex};
+use regex_automata::nfa::thompson;
+use regex_automata::util::iter::Searcher;
+use regex_automata::util::syntax;
+use regex_automata::{Input, MatchErrorKind};
 
 use super::filter::Compiled;
 use super::query::{GrepMatch, GrepQuery};
@@ -18,14 +34,150 @@ use crate::store::Store;
 
 /// Longest pattern accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 4096;
-/// Size limit of a compiled pattern (and of its lazy DFA cache).
-pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// Size limit of a pattern's compiled automaton.
+pub const REGEX_SIZE_LIMIT: usize = 4 << 20;
+/// The lazy DFA's cache.
+pub const DFA_CACHE_BYTES: usize = 4 << 20;
+/// Cache clears the lazy DFA may need before it may give up ...
+pub const CACHE_CLEARS: usize = 4;
+/// ... when it built a state for fewer than this many bytes of text since.
+pub const BYTES_PER_STATE: usize = 10;
+/// Most work (bytes times automaton states) the fallback engine may do in one grep.
+pub const FALLBACK_WORK: u64 = 1 << 30;
 /// Most matches one grep returns.
 pub const MAX_MATCHES: usize = 10_000;
 /// Longest matched text carried in a [`GrepMatch`].
 const MAX_TEXT: usize = 256;
 
 const FIELDS: [&str; 4] = ["input", "output", "args", "results"];
+
+/// A compiled pattern and what its searches may still spend.
+struct Matcher {
+    pattern: String,
+    case_insensitive: bool,
+    lazy: LazyRegex,
+    cache: Cache,
+    /// The pattern has a Unicode word boundary, which the lazy DFA reads in ASCII text only.
+    unicode_boundary: bool,
+    /// The lazy DFA gave up: the rest of the grep runs on the fallback.
+    gave_up: bool,
+    /// The `regex` crate's engine, built when first needed.
+    fallback: Option<regex::Regex>,
+    states: u64,
+    fallback_work: u64,
+}
+
+fn too_costly(why: &str) -> Error {
+    Error::invalid(format!(
+        "grep pattern is too costly to run over this store: {why}; use a simpler pattern (fewer or smaller repetitions, ASCII classes such as [a-z] instead of \\w)"
+    ))
+}
+
+/// A pattern the lazy DFA cannot be built for: too large (its automaton, or the cache it
+/// needs), or malformed.
+fn build_error(e: regex_automata::hybrid::BuildError) -> Error {
+    use std::error::Error as _;
+    let nfa = e
+        .source()
+        .and_then(|s| s.downcast_ref::<thompson::BuildError>());
+    match nfa {
+        Some(n) if n.size_limit().is_some() => too_costly(&format!("{n}")),
+        Some(n) => match n.source() {
+            Some(syntax) => Error::invalid(format!("bad grep pattern: {syntax}")),
+            None => Error::invalid(format!("bad grep pattern: {n}")),
+        },
+        None if e.to_string().contains("cache capacity") => too_costly(&format!("{e}")),
+        None => Error::invalid(format!("bad grep pattern: {e}")),
+    }
+}
+
+impl Matcher {
+    fn new(pattern: &str, case_insensitive: bool) -> Result<Matcher> {
+        let lazy = LazyRegex::builder()
+            .syntax(syntax::Config::new().case_insensitive(case_insensitive))
+            .thompson(
+                thompson::Config::new()
+                    .nfa_size_limit(Some(REGEX_SIZE_LIMIT))
+                    .which_captures(thompson::WhichCaptures::None),
+            )
+            .dfa(
+                dfa::Config::new()
+                    .cache_capacity(DFA_CACHE_BYTES)
+                    .minimum_cache_clear_count(Some(CACHE_CLEARS))
+                    .minimum_bytes_per_state(Some(BYTES_PER_STATE))
+                    .unicode_word_boundary(true),
+            )
+            .build(pattern)
+            .map_err(build_error)?;
+        let nfa = lazy.forward().get_nfa();
+        let states = nfa.states().len() as u64;
+        let unicode_boundary = nfa.look_set_any().contains_word_unicode();
+        let cache = lazy.create_cache();
+        Ok(Matcher {
+            pattern: pattern.into(),
+            case_insensitive,
+            lazy,
+            cache,
+            unicode_boundary,
+            gave_up: false,
+            fallback: None,
+            states,
+            fallback_work: 0,
+        })
+    }
+
+    /// Calls `each` with the start and end of every match in `text`, in order, until it
+    /// answers false.
+    fn find_each(&mut self, text: &str, mut each: impl FnMut(usize, usize) -> bool) -> Result<()> {
+        // Where the fallback takes over: after the last match the lazy DFA reported (both
+        // engines find the same leftmost-first matches).
+        let mut resume = 0;
+        if !self.gave_up && (!self.unicode_boundary || text.is_ascii()) {
+            let mut searcher = Searcher::new(Input::new(text));
+            loop {
+                let found =
+                    searcher.try_advance(|input| self.lazy.try_search(&mut self.cache, input));
+                match found {
+                    Ok(Some(m)) => {
+                        resume = m.end();
+                        if !each(m.start(), m.end()) {
+                            return Ok(());
+                        }
+                    }
+                    Ok(None) => return Ok(()),
+                    Err(e) if matches!(e.kind(), MatchErrorKind::GaveUp { .. }) => {
+                        self.gave_up = true;
+                        break;
+                    }
+                    Err(e) => return Err(too_costly(&format!("{e}"))),
+                }
+            }
+        }
+        self.fallback_work += text.len() as u64 * self.states;
+        if self.fallback_work > FALLBACK_WORK {
+            return Err(too_costly(if self.gave_up {
+                "its automaton outgrew the DFA cache, and the slower engine's budget is spent"
+            } else {
+                "its Unicode word boundary (\\b) over this much non-ASCII text needs the slower engine"
+            }));
+        }
+        if self.fallback.is_none() {
+            let built = regex::RegexBuilder::new(&self.pattern)
+                .case_insensitive(self.case_insensitive)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+                .map_err(|e| too_costly(&format!("{e}")))?;
+            self.fallback = Some(built);
+        }
+        let fallback = self.fallback.as_ref().expect("built above");
+        for m in fallback.find_iter(text).filter(|m| m.start() >= resume) {
+            if !each(m.start(), m.end()) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Runs `query` over `store`.
 pub fn grep(store: &Store, query: &GrepQuery) -> Result<Vec<GrepMatch>> {
@@ -47,12 +199,7 @@ pub fn grep(store: &Store, query: &GrepQuery) -> Result<Vec<GrepMatch>> {
             "max_matches must be 1 to {MAX_MATCHES}"
         )));
     }
-    let re = RegexBuilder::new(&query.pattern)
-        .case_insensitive(query.case_insensitive)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|e| Error::invalid(format!("bad grep pattern: {e}")))?;
+    let mut matcher = Matcher::new(&query.pattern, query.case_insensitive)?;
     let wants = |f: &str| query.fields.is_empty() || query.fields.iter().any(|x| x == f);
     let filter = Compiled::new(store, &query.filter)?;
     let mut out = Vec::new();
@@ -79,16 +226,17 @@ pub fn grep(store: &Store, query: &GrepQuery) -> Result<Vec<GrepMatch>> {
         for (field, text) in texts {
             let mut line = 1u32;
             let mut counted = 0;
-            for m in re.find_iter(text) {
-                if m.is_empty() {
-                    continue;
+            let mut full = false;
+            matcher.find_each(text, |start, end| {
+                if start == end {
+                    return true;
                 }
-                line += text.as_bytes()[counted..m.start()]
+                line += text.as_bytes()[counted..start]
                     .iter()
                     .filter(|&&b| b == b'\n')
                     .count() as u32;
-                counted = m.start();
-                let mut cut = m.end().min(m.start() + MAX_TEXT);
+                counted = start;
+                let mut cut = end.min(start + MAX_TEXT);
                 while !text.is_char_boundary(cut) {
                     cut -= 1;
                 }
@@ -96,13 +244,15 @@ pub fn grep(store: &Store, query: &GrepQuery) -> Result<Vec<GrepMatch>> {
                     id: r.id.clone(),
                     field: field.clone(),
                     line,
-                    start: m.start(),
-                    end: m.end(),
-                    text: text[m.start()..cut].to_string(),
+                    start,
+                    end,
+                    text: text[start..cut].to_string(),
                 });
-                if out.len() >= query.max_matches {
-                    return Ok(out);
-                }
+                full = out.len() >= query.max_matches;
+                !full
+            })?;
+            if full {
+                return Ok(out);
             }
         }
     }

@@ -96,3 +96,35 @@ pub fn ok(cmd: &mut std::process::Command) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// `turns` inputs of about 1 KB of made-up words each, as real logs are (many distinct words
+/// of many lengths), from a reproducible stream; the letters are a to y, so that no word is
+/// `zzz`, and the middle input ends with `zzz` (a match of issue 30's grep pattern).
+pub fn wordy(turns: usize) -> Vec<String> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let vocabulary: Vec<String> = (0..5000)
+        .map(|_| {
+            let len = 2 + next() % 8;
+            (0..len)
+                .map(|_| (b'a' + (next() % 25) as u8) as char)
+                .collect()
+        })
+        .collect();
+    (0..turns)
+        .map(|i| {
+            let mut words: Vec<&str> = (0..180)
+                .map(|_| vocabulary[(next() % 5000) as usize].as_str())
+                .collect();
+            if i == turns / 2 {
+                words.push("zzz");
+            }
+            words.join(" ")
+        })
+        .collect()
+}
