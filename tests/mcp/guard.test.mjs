@@ -1,6 +1,10 @@
-// Issue 30 through `memdag mcp`, with the official MCP SDK client:
+// Issue 30 through `memdag mcp`, with the official MCP SDK client and raw stdio writes:
 // - item 5: no empty user, and every user's memory only with --all-users;
 // - item 6: working memory per user through the recall tool;
+// - item 8: invalid UTF-8, a batch, a 60 MB line and non-objects get JSON-RPC errors and the
+//   server lives on;
+// - item 9: the store is locked per request: while a server runs, `memdag search`, a second
+//   server and a writer in another process work, and the server sees what they wrote;
 // - item 10: the issue's grep pattern over a store of real-looking text answers.
 // Needs the memdag CLI and the component, found as in mcp.test.mjs.
 import { test } from 'node:test';
@@ -8,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -61,19 +65,100 @@ test('--all-users is the named way to every user; --user keeps to one, working m
   cli(path, 'work', 'set', '--thread', 'default', 'goal', 'bob goal');
   cli(path, 'work', 'set', '--thread', 'default', '--user', 'alice', 'goal', 'launch on time');
   const all = await connect(path, '--all-users');
-  try {
-    assert.deepEqual((await searchIds(all, 'secret plans')).sort(), ['a1', 'b1']);
-  } finally {
-    await all.close();
-  }
   const alice = await connect(path, '--user', 'alice', '--thread', 'default');
   try {
+    assert.deepEqual((await searchIds(all, 'secret plans')).sort(), ['a1', 'b1']);
     assert.deepEqual(await searchIds(alice, 'secret plans'), ['a1']);
     const recall = text(await alice.callTool({ name: 'recall', arguments: {} }));
     assert.match(recall.block, /launch on time/);
     assert.ok(!recall.block.includes('bob goal'), recall.block);
   } finally {
+    await all.close();
     await alice.close();
+  }
+});
+
+/** Writes raw bytes to a server's stdin and reads its answer lines. */
+function rawServer(path) {
+  const child = spawn(bin, ['--store', path, 'mcp', '--user', 'alice'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let buffered = '';
+  const waiting = [];
+  const lines = [];
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      lines.push(JSON.parse(buffered.slice(0, nl)));
+      buffered = buffered.slice(nl + 1);
+      while (waiting.length && lines.length) waiting.shift()(lines.shift());
+    }
+  });
+  const next = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((resolve) => waiting.push(resolve)));
+  const write = (bytes) => new Promise((resolve) => (child.stdin.write(bytes) ? resolve() : child.stdin.once('drain', resolve)));
+  return { child, next, write };
+}
+
+test('bad input gets JSON-RPC errors and the server lives on', { skip: !ready }, async () => {
+  const { path } = store();
+  const server = rawServer(path);
+  try {
+    // Invalid UTF-8 inside an otherwise good ping.
+    await server.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'), Buffer.from([0xff]), Buffer.from('"}\n')]));
+    const utf8 = await server.next();
+    assert.equal(utf8.error.code, -32700);
+    assert.equal(utf8.id, null);
+    // A batch array.
+    await server.write('[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]\n');
+    assert.equal((await server.next()).error.code, -32600);
+    // Not an object.
+    await server.write('"ping"\n');
+    assert.equal((await server.next()).error.code, -32600);
+    // A 60 MB query, written in pieces.
+    await server.write('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":{"query":"');
+    const mb = 'x'.repeat(1 << 20);
+    for (let i = 0; i < 60; i++) await server.write(mb);
+    await server.write('"}}}\n');
+    const big = await server.next();
+    assert.equal(big.error.code, -32600);
+    assert.match(big.error.message, /longer than/);
+    // And the server still answers.
+    await server.write('{"jsonrpc":"2.0","id":5,"method":"ping"}\n');
+    const ping = await server.next();
+    assert.deepEqual([ping.id, ping.result], [5, {}]);
+    await server.write('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":{"query":"secret"}}}\n');
+    const hit = await server.next();
+    assert.equal(hit.id, 6);
+    assert.equal(JSON.parse(hit.result.content[0].text).hits[0].id, 'a1');
+    assert.equal(server.child.exitCode, null, 'alive');
+  } finally {
+    server.child.stdin.end();
+    await new Promise((resolve) => server.child.once('exit', resolve));
+  }
+});
+
+test('a running server locks the store per request: readers, a second server and a writer all work', { skip: !ready }, async () => {
+  const { dir, path } = store();
+  const one = await connect(path, '--user', 'alice');
+  const two = await connect(path, '--user', 'alice');
+  try {
+    assert.deepEqual(await searchIds(one, 'secret'), ['a1']);
+    assert.deepEqual(await searchIds(two, 'secret'), ['a1'], 'a second server on the same store');
+    // Another process reads and writes while both servers run.
+    assert.match(cli(path, 'search', 'secret', '--user', 'alice'), /a1/);
+    const file = join(dir, 'more.jsonl');
+    writeFileSync(file, JSON.stringify({ id: 'a2', thread: 'default', user: 'alice', createdAt: '2026-11-27T10:00:00Z', input: 'alice adds a secret rocket', output: 'noted' }));
+    assert.match(cli(path, 'ingest', file), /ingested 1 turns/);
+    // Each server sees the other process's write at its next request.
+    assert.ok((await searchIds(one, 'secret rocket')).includes('a2'));
+    const kept = text(await two.callTool({ name: 'remember', arguments: { text: 'Alice launches on Fridays' } }));
+    assert.equal(kept.outcome, 'added');
+    const memories = text(await one.callTool({ name: 'memories', arguments: {} }));
+    assert.ok(memories.memories.some((m) => m.id === kept.memory.id), "one server sees the other's write");
+    assert.match(cli(path, 'memory', 'list', '--user', 'alice'), /Fridays/);
+  } finally {
+    await one.close();
+    await two.close();
   }
 });
 

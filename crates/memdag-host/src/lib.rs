@@ -31,6 +31,7 @@ pub mod command;
 mod error;
 pub mod kv;
 pub mod limits;
+pub mod lines;
 pub mod locate;
 pub mod mcp;
 mod memory;

@@ -13,12 +13,24 @@
 //!   `resources/read`: a record's JSON;
 //! - `ping`; notifications (no `id`) are taken and not answered.
 //!
+//! Bad input never stops the server: a line that is not UTF-8 or not JSON is a parse error
+//! (`-32700`), a batch (a JSON array: MCP 2025-06-18 has none) or anything but an object an
+//! invalid request (`-32600`), and a line longer than [`MAX_MESSAGE_BYTES`] is answered with
+//! `-32600` and skipped without being kept in memory; each with id `null`, as JSON-RPC asks
+//! when the id cannot be read.
+//!
 //! The server knows nothing of the store: a [`ToolHost`] runs the tools (the CLI's runs them
 //! in the component under Wasmtime).
 
 use std::io::{BufRead, Write};
 
 use serde_json::{json, Value};
+
+use crate::lines::{read_line, skip_line, Line};
+
+/// The longest message the server reads, in bytes (far above any tool call: a search query
+/// is at most 64 KiB).
+pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
 
 /// The protocol versions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
@@ -139,31 +151,70 @@ pub fn handle(host: &mut dyn ToolHost, message: &Value) -> Option<Value> {
     })
 }
 
-/// Serves MCP on `input` and `output` until `input` ends.
-pub fn serve(
-    host: &mut dyn ToolHost,
-    input: impl BufRead,
-    mut output: impl Write,
-) -> std::io::Result<()> {
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let answer = match serde_json::from_str::<Value>(&line) {
-            Ok(message) => handle(host, &message),
-            Err(e) => Some(rpc_error(
+/// The answer to one line of input, if it needs one (see the module docs).
+fn answer_line(host: &mut dyn ToolHost, line: &[u8]) -> Option<Value> {
+    let text = match std::str::from_utf8(line) {
+        Ok(text) => text,
+        Err(e) => {
+            return Some(rpc_error(
                 &Value::Null,
                 -32700,
-                &format!("parse error: {e}"),
-            )),
+                &format!("parse error: the message is not UTF-8 ({e})"),
+            ))
+        }
+    };
+    if text.trim().is_empty() {
+        return None;
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(_)) => Some(rpc_error(
+            &Value::Null,
+            -32600,
+            "invalid request: batches are not supported; send one message per line",
+        )),
+        Ok(message) if !message.is_object() => Some(rpc_error(
+            &Value::Null,
+            -32600,
+            "invalid request: a message is a JSON object",
+        )),
+        Ok(message) => handle(host, &message),
+        Err(e) => Some(rpc_error(
+            &Value::Null,
+            -32700,
+            &format!("parse error: {e}"),
+        )),
+    }
+}
+
+/// Serves MCP on `input` and `output` until `input` ends. Only a failure to read `input` or
+/// write `output` ends it early.
+pub fn serve(
+    host: &mut dyn ToolHost,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    loop {
+        let answer = match read_line(&mut input, &mut line, MAX_MESSAGE_BYTES)? {
+            Line::End => return Ok(()),
+            Line::TooLong => {
+                skip_line(&mut input)?;
+                Some(rpc_error(
+                    &Value::Null,
+                    -32600,
+                    &format!(
+                        "invalid request: the message is longer than {} MiB",
+                        MAX_MESSAGE_BYTES >> 20
+                    ),
+                ))
+            }
+            Line::Read => answer_line(host, &line),
         };
         if let Some(a) = answer {
             writeln!(output, "{a}")?;
             output.flush()?;
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -268,5 +319,40 @@ mod tests {
             .collect();
         assert_eq!(lines[0]["error"]["code"], -32700);
         assert_eq!(lines[1]["id"], 2);
+    }
+
+    #[test]
+    fn bad_lines_get_errors_and_the_server_lives_on() {
+        let mut input: Vec<u8> = Vec::new();
+        input.extend_from_slice(
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"\xff\"}\n",
+        );
+        input.extend_from_slice(b"[{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]\n");
+        input.extend_from_slice(b"42\n");
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"q\":\"");
+        input.extend(std::iter::repeat_n(b'a', MAX_MESSAGE_BYTES + 10));
+        input.extend_from_slice(b"\"}\n{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n");
+        let mut out = Vec::new();
+        serve(&mut Fake, &input[..], &mut out).unwrap();
+        let answers: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let codes: Vec<&Value> = answers.iter().map(|a| &a["error"]["code"]).collect();
+        assert_eq!(
+            codes,
+            [
+                &json!(-32700),
+                &json!(-32600),
+                &json!(-32600),
+                &json!(-32600),
+                &Value::Null
+            ]
+        );
+        assert_eq!(
+            answers[4]["id"], 4,
+            "the server answered the ping after them all"
+        );
     }
 }

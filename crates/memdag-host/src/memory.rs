@@ -105,6 +105,16 @@ impl Memory {
         Ok(self.live.as_mut().expect("set above"))
     }
 
+    /// Opens the store again from its kv, in a fresh instance with the same kv and plug-ins:
+    /// for a host that knows another process changed what the kv holds (its `head`).
+    pub fn reload(&mut self) -> Result<(), Error> {
+        if let Some(mut live) = self.live.take() {
+            let _ = live.handle.resource_drop(&mut live.store);
+            self.spare = Some(live.store.into_data().renewed());
+        }
+        self.live().map(|_| ())
+    }
+
     /// Runs one call into the instance under the limits. On a trap the instance is dropped
     /// and its host state kept for the next call's renewal.
     pub(crate) fn call<T>(

@@ -11,6 +11,7 @@ mod graph;
 mod ingest;
 mod items;
 mod key;
+mod lease;
 mod search;
 mod shape;
 mod show;
@@ -153,11 +154,6 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         Command::Work(w) => !matches!(w.action, WorkAction::Show | WorkAction::History),
         _ => false,
     };
-    let kv = if writes {
-        DirKv::open(&args.store)?
-    } else {
-        DirKv::open_read_only(&args.store)?
-    };
     let mut options = OpenOptions::new();
     if let Some(key) = key {
         options = options.key(key);
@@ -187,6 +183,19 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
     if let Some(cmd) = &args.llm_cmd {
         options = options.llm(CommandLlm::new(cmd).with_timeout(timeout));
     }
+    if let Command::Mcp { user, thread } = &args.command {
+        let context = ToolContext {
+            user: user.clone(),
+            thread: thread.clone(),
+            now: None,
+        };
+        return serve_mcp(&runtime, &args, options, context);
+    }
+    let kv = if writes {
+        DirKv::open(&args.store)?
+    } else {
+        DirKv::open_read_only(&args.store)?
+    };
     let started = Instant::now();
     let mut memory = runtime.open_with(kv, options)?;
     // A recovered commit lost nothing, but the user should know their `head` was not the
@@ -363,19 +372,42 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             };
             tools::call(&mut memory, &name, &arguments, &context, out)?
         }
-        Command::Mcp { user, thread } => tools::mcp(
-            &mut memory,
-            ToolContext {
-                user,
-                thread,
-                now: None,
-            },
-        )?,
+        Command::Mcp { .. } => unreachable!("served above"),
         Command::Export { format, out: path } => export::export(&mut memory, &format, &path, out)?,
         Command::Import { path } => export::import(&mut memory, &path, host.now, json, out)?,
         Command::Tools { .. } | Command::Help => unreachable!("handled above"),
     }
     Ok(())
+}
+
+/// `memdag mcp`: opens the store under a reader's lock that ends with the open, then serves
+/// with the store locked per request (see [`lease`]).
+fn serve_mcp(
+    runtime: &Runtime,
+    args: &Args,
+    options: OpenOptions,
+    context: ToolContext,
+) -> Result<(), Error> {
+    let limits = args.limits.as_deref().map(parse_limits).transpose()?;
+    let lease = lease::Lease::new(args.store.clone());
+    lease.hold(false)?;
+    let opened = runtime
+        .open_with(lease.kv(), options)
+        .and_then(|mut memory| {
+            if let Some(l) = &limits {
+                memory.set_limits(l)?;
+            }
+            Ok(memory)
+        });
+    let head = lease.head();
+    lease.release();
+    tools::mcp(tools::McpHost {
+        memory: opened?,
+        lease,
+        head: head?,
+        context,
+        limits,
+    })
 }
 
 /// Where compiled components are kept: `$MEMDAG_CACHE_DIR` (empty turns the cache off), else
