@@ -112,6 +112,9 @@ export interface Imported {
   work: number;
   /** Ids the memory already had, left as they were. */
   skipped: string[];
+  /** Of `skipped`, the ids whose stored record says something else (another thread, user,
+   * input, output or tool steps): what the import brought for them was not added. */
+  conflicts: string[];
 }
 
 /** One Markdown file of an export: its path in the export folder and its text. */

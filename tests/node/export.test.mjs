@@ -50,7 +50,7 @@ test('Markdown: export, import into an empty memory, export again gives the same
 
   const copy = new Memory();
   const report = copy.importMarkdown(files);
-  assert.deepEqual(report, { turns: 3, items: 2, work: 1, skipped: [] });
+  assert.deepEqual(report, { turns: 3, items: 2, work: 1, skipped: [], conflicts: [] });
   assert.deepEqual(ids(copy), ['a1', 'a2', 'b1']);
   assert.deepEqual(copy.get('a2').parents, ['a1']);
   assert.deepEqual(copy.get('a2').steps, mem.get('a2').steps);
@@ -69,7 +69,7 @@ test('Markdown: export, import into an empty memory, export again gives the same
   fromEdit.importMarkdown(edited);
   assert.equal(fromEdit.get('a1').input, 'deploy the app now');
   // Files that are not a memdag export are skipped; a malformed one is refused, naming it.
-  assert.deepEqual(new Memory().importMarkdown([['notes.md', '# my notes']]), { turns: 0, items: 0, work: 0, skipped: [] });
+  assert.deepEqual(new Memory().importMarkdown([['notes.md', '# my notes']]), { turns: 0, items: 0, work: 0, skipped: [], conflicts: [] });
   const broken = files.map(([p, t]) => [p, p.startsWith('threads/deploy-') ? t.replace('- createdAt: "', '- createdAt: "x') : t]);
   const e = thrown(() => new Memory().importMarkdown(broken));
   assert.equal(e.code, 'INVALID_INPUT');
@@ -89,7 +89,7 @@ test('JSONL: the ingest format with items and working memory; vectors kept; a ba
   assert.equal(lines.filter((l) => l.work).length, 1);
 
   const copy = new Memory();
-  assert.deepEqual(copy.importJsonl(text), { turns: 4, items: 2, work: 1, skipped: [] });
+  assert.deepEqual(copy.importJsonl(text), { turns: 4, items: 2, work: 1, skipped: [], conflicts: [] });
   assert.deepEqual([...copy.get('v1').embedding], [0.5, 0.25, 1], 'the vector came back');
   assert.equal(copy.exportJsonl(), text);
   assert.deepEqual(copy.importJsonl(text).skipped.sort(), [...lines.filter((l) => l.id).map((l) => l.id), ...lines.filter((l) => l.memory).map((l) => l.memory.id)].sort());
@@ -141,7 +141,7 @@ test('PersistentMemory: imports resolve once durable, exports read the live memo
   const mem = await Memory.open({ name: 'export-durable', storage, sync: false });
   const files = sample().exportMarkdown();
   const report = await mem.importMarkdown(files);
-  assert.deepEqual(report, { turns: 3, items: 2, work: 1, skipped: [] });
+  assert.deepEqual(report, { turns: 3, items: 2, work: 1, skipped: [], conflicts: [] });
   assert.equal(mem.pending, 0);
   const stored = Memory.load(storage.map);
   assert.deepEqual(ids(stored), ['a1', 'a2', 'b1'], 'durable when it resolves');

@@ -8,18 +8,27 @@
 //!
 //! A program that cannot start, exits non-zero or prints malformed output fails the call
 //! with a message naming the command and quoting the end of its stderr. A program that runs
-//! longer than its timeout ([`DEFAULT_TIMEOUT`] unless set) is killed, with every process it
-//! started (it runs in a process group of its own), and the call fails saying so.
+//! longer than its timeout ([`DEFAULT_TIMEOUT`] unless set), or prints more than
+//! [`MAX_OUTPUT_BYTES`] on stdout, is killed, with every process it started (it runs in a
+//! process group of its own), and the call fails saying so. Of stderr only the end is kept.
 
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::plugins::{Embedder, Llm};
 
 /// The most stderr quoted in an error, in bytes.
 const STDERR_TAIL: usize = 400;
+
+/// The most a host command may print on stdout, in bytes (a vector answer for a batch of 64
+/// texts of 4,096 dimensions is about 6 MB): a flooding program once took 4 GB in 5 s.
+pub const MAX_OUTPUT_BYTES: usize = 64 << 20;
+/// The end of stderr kept while a program runs, in bytes.
+const STDERR_KEPT: usize = 64 << 10;
 
 /// How long a host command may run by default: long enough for a local model, short enough
 /// that a hung one does not hold the store forever.
@@ -44,33 +53,52 @@ pub fn run(command: &str, input: &[u8], timeout: Duration) -> Result<Vec<u8>, St
         // A program that exits without reading its input is not an error by itself.
         let _ = stdin.write_all(&input);
     });
-    let drain = |mut pipe: Box<dyn Read + Send>| {
+    let flooded = Arc::new(AtomicBool::new(false));
+    let stdout = {
+        let mut pipe = child.stdout.take().expect("stdout is piped");
+        let flooded = flooded.clone();
         std::thread::spawn(move || {
             let mut buf = Vec::new();
-            let _ = pipe.read_to_end(&mut buf);
+            // One byte over the cap tells a full answer from a flood; then the pipe closes.
+            let limit = MAX_OUTPUT_BYTES as u64 + 1;
+            let _ = (&mut pipe).take(limit).read_to_end(&mut buf);
+            if buf.len() > MAX_OUTPUT_BYTES {
+                flooded.store(true, Ordering::SeqCst);
+            }
             buf
         })
     };
-    let stdout = drain(Box::new(child.stdout.take().expect("stdout is piped")));
-    let stderr = drain(Box::new(child.stderr.take().expect("stderr is piped")));
+    let stderr = {
+        let mut pipe = child.stderr.take().expect("stderr is piped");
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                kept.extend_from_slice(&chunk[..n]);
+                if kept.len() > 2 * STDERR_KEPT {
+                    kept.drain(..kept.len() - STDERR_KEPT);
+                }
+            }
+            kept
+        })
+    };
     let started = Instant::now();
     let status = loop {
+        if flooded.load(Ordering::SeqCst) {
+            stop(&mut child);
+            let _ = writer.join();
+            return Err(format!(
+                "`{command}` printed more than {} MiB and was stopped",
+                MAX_OUTPUT_BYTES >> 20
+            ));
+        }
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if started.elapsed() >= timeout => {
-                // The whole process group: `sh` and anything it started hold the pipes. The
-                // group id is the child's pid (`process_group(0)`). `--` keeps `-<pgid>` from
-                // being read as an option: `kill -KILL -1…` can mean "every process".
-                let pgid = child.id();
-                if pgid > 1 {
-                    let _ = Command::new("kill")
-                        .args(["-s", "KILL", "--", &format!("-{pgid}")])
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status();
-                }
-                let _ = child.kill();
-                let _ = child.wait();
+                stop(&mut child);
                 let _ = writer.join();
                 return Err(format!(
                     "`{command}` timed out after {:.0} s and was stopped",
@@ -82,9 +110,17 @@ pub fn run(command: &str, input: &[u8], timeout: Duration) -> Result<Vec<u8>, St
         }
     };
     let _ = writer.join();
+    let stdout = stdout.join().unwrap_or_default();
+    // The flood may have ended the program (its pipe closed) before the loop saw the flag.
+    if flooded.load(Ordering::SeqCst) {
+        return Err(format!(
+            "`{command}` printed more than {} MiB and was stopped",
+            MAX_OUTPUT_BYTES >> 20
+        ));
+    }
     let out = std::process::Output {
         status,
-        stdout: stdout.join().unwrap_or_default(),
+        stdout,
         stderr: stderr.join().unwrap_or_default(),
     };
     if !out.status.success() {
@@ -102,6 +138,22 @@ pub fn run(command: &str, input: &[u8], timeout: Duration) -> Result<Vec<u8>, St
         ));
     }
     Ok(out.stdout)
+}
+
+/// Kills `child` and every process it started: `sh` and anything it started hold the pipes.
+/// The group id is the child's pid (`process_group(0)`). `--` keeps `-<pgid>` from being read
+/// as an option: `kill -KILL -1…` can mean "every process".
+fn stop(child: &mut Child) {
+    let pgid = child.id();
+    if pgid > 1 {
+        let _ = Command::new("kill")
+            .args(["-s", "KILL", "--", &format!("-{pgid}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// An [`Embedder`] that runs a command per batch of texts.
@@ -249,5 +301,24 @@ mod tests {
         );
         let mut emb = CommandEmbedder::new("sleep 30").with_timeout(Duration::from_millis(200));
         assert!(emb.embed(&["a".into()]).unwrap_err().contains("timed out"));
+    }
+
+    #[test]
+    fn a_flooding_command_is_stopped_at_the_output_cap() {
+        // `yes` prints forever: the call fails saying so (not at the timeout), and no more
+        // than the cap is kept.
+        let mut emb = CommandEmbedder::new("yes").with_timeout(Duration::from_secs(600));
+        let err = emb.embed(&["a".into()]).unwrap_err();
+        assert!(err.contains("printed more than 64 MiB"), "{err}");
+        let mut llm = CommandLlm::new("cat /dev/zero").with_timeout(Duration::from_secs(600));
+        assert!(llm.complete("x").unwrap_err().contains("printed more than"));
+        // A flood on stderr is drained and cut, and the call reports its end.
+        let err = run(
+            "yes oops | head -c 100000000 >&2; exit 4",
+            b"",
+            DEFAULT_TIMEOUT,
+        )
+        .unwrap_err();
+        assert!(err.contains("oops") && err.len() < 1000, "{}", err.len());
     }
 }

@@ -200,3 +200,42 @@ fn the_issues_grep_pattern_runs_within_a_fuel_budget() {
     let ids: Vec<&str> = found.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, ["w750"]);
 }
+
+#[test]
+fn imports_report_conflicting_ids_and_refuse_to_import_nothing() {
+    // Item 13 in the WIT face: an id stored with other text is reported, not silently
+    // skipped; an empty JSONL text and a snapshot that is only its magic are invalid-input.
+    let mut memory = runtime().open(MemKv::default(), None).unwrap();
+    let mut t = new_turn("default", "the original words", "ok");
+    t.id = Some("t1".into());
+    memory.add_turn(t).unwrap();
+    let same = memory.import_jsonl(
+        r#"{"id":"t1","thread":"default","input":"the original words","output":"ok","createdAt":1}"#,
+        0,
+    );
+    let other = memory
+        .import_jsonl(
+            r#"{"id":"t1","thread":"default","input":"other words","output":"ok","createdAt":1}"#,
+            0,
+        )
+        .unwrap();
+    assert_eq!(other.skipped, vec!["t1".to_string()]);
+    assert_eq!(other.conflicts, vec!["t1".to_string()]);
+    assert_eq!(
+        memory.get("t1").unwrap().unwrap().input,
+        "the original words"
+    );
+    let same = same.unwrap();
+    assert_eq!(same.skipped, vec!["t1".to_string()]);
+    assert!(same.conflicts.is_empty(), "{:?}", same.conflicts);
+    invalid("import-jsonl of nothing", memory.import_jsonl(" \n", 0));
+    invalid("decode-snapshot of nothing", memory.decode_snapshot(b""));
+    let magic_only = memory.encode_snapshot(&[]).unwrap();
+    invalid(
+        "decode-snapshot of the magic",
+        memory.decode_snapshot(&magic_only),
+    );
+    let whole = memory.export_snapshot().unwrap();
+    let file = memory.encode_snapshot(&whole).unwrap();
+    assert_eq!(memory.decode_snapshot(&file).unwrap().len(), whole.len());
+}

@@ -506,6 +506,7 @@ fn imported(i: memdag_core::export::Imported) -> Imported {
         items: i.items as u64,
         work: i.work as u64,
         skipped: i.skipped,
+        conflicts: i.conflicts,
     }
 }
 

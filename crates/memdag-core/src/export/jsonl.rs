@@ -53,8 +53,14 @@ impl Store {
 
     /// Reads a JSONL export (or any ingest file) into the store; `now` is the time of turns
     /// that give none. Every line is parsed before anything is added; a bad line is
-    /// [`Error::InvalidInput`] naming its number.
+    /// [`Error::InvalidInput`] naming its number, and so is a text with no line at all
+    /// (nothing to import is a mistake, not an import).
     pub fn import_jsonl(&mut self, text: &str, now: i64) -> Result<Imported> {
+        if text.trim().is_empty() {
+            return Err(Error::invalid(
+                "nothing to import: the JSONL text holds no line",
+            ));
+        }
         let mut records = Vec::new();
         let mut work = Vec::new();
         for (n, line) in text.lines().enumerate() {

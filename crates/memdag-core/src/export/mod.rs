@@ -42,6 +42,19 @@ pub struct Imported {
     pub work: usize,
     /// Ids the store already had, left as they were.
     pub skipped: Vec<String>,
+    /// Of `skipped`, the ids whose stored record says something else (another thread, user,
+    /// input, output or tool steps): what the import brought for them was not added.
+    pub conflicts: Vec<String>,
+}
+
+/// Whether an imported record says something else than the stored one with its id.
+fn conflicts(stored: &Record, imported: &Record) -> bool {
+    stored.is_item() != imported.is_item()
+        || stored.thread != imported.thread
+        || stored.user != imported.user
+        || stored.input != imported.input
+        || stored.output != imported.output
+        || stored.steps != imported.steps
 }
 
 impl Store {
@@ -56,7 +69,10 @@ impl Store {
         let mut report = Imported::default();
         let mut pending: Vec<Record> = Vec::new();
         for r in records {
-            if self.get(&r.id).is_some() {
+            if let Some(stored) = self.get(&r.id) {
+                if conflicts(stored, &r) {
+                    report.conflicts.push(r.id.clone());
+                }
                 report.skipped.push(r.id);
             } else {
                 pending.push(r);

@@ -6,7 +6,8 @@
 //! ```
 //! The values are the storage format's own (envelope, checksum, sealed when the store is
 //! encrypted), so a damaged file fails to open with `CORRUPT_DATA` naming the key. A file
-//! that is not a snapshot, or is cut short, is `INVALID_INPUT`.
+//! that is not a snapshot, is cut short, or holds no store (no commit `head`, nor a v1
+//! `meta`: an empty or magic-only file) is `INVALID_INPUT`.
 
 use std::format;
 use std::string::String;
@@ -56,6 +57,16 @@ pub fn decode_snapshot(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>> {
             String::from_utf8(take(&mut at)?.to_vec()).map_err(|_| bad("a key is not UTF-8"))?;
         let value = take(&mut at)?.to_vec();
         entries.push((key, value));
+    }
+    let holds_store = entries
+        .iter()
+        .any(|(k, _)| k == crate::keys::HEAD_KEY || k == crate::keys::V1_META_KEY);
+    if !holds_store {
+        return Err(bad(if entries.is_empty() {
+            "it holds no entry"
+        } else {
+            "it holds no store commit"
+        }));
     }
     Ok(entries)
 }

@@ -24,9 +24,12 @@ commands:
   ingest <FILE.jsonl>       add one turn per line in the JSON turn shape (id, thread, user,
                             createdAt as ISO 8601 or ms (now when missing), input or text,
                             output; optional parents, steps (ok defaults to true), tags,
-                            importance, embedding); turns already stored are skipped; progress
-                            on stderr. --extract learns memory items from each turn (by the
-                            rules, or with --llm-cmd through the LLM)
+                            importance, embedding); turns already stored are skipped (a turn
+                            without an id gets one from its content, so a reformatted file is
+                            not stored twice), and ids stored with other text are reported;
+                            progress on stderr; --json for a JSON summary. --extract learns
+                            memory items from each turn (by the rules, or with --llm-cmd
+                            through the LLM)
   search <QUERY>            ranked search [--mode bm25|vector|hybrid] [--k N] [--thread T]
                             [--user U] [--scope all|turns|items] [--kind K]... [--now TIME]
                             [--json] and the ranking options below. A relative date in the

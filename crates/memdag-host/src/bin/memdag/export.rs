@@ -72,6 +72,30 @@ fn safe_join(root: &Path, rel: &str) -> Result<std::path::PathBuf, Error> {
     Ok(root.join(rel))
 }
 
+/// The largest file `import` reads, in bytes: the component holds it whole while it reads.
+const MAX_IMPORT_BYTES: u64 = 256 << 20;
+
+/// The bytes of `path`, if it is not over [`MAX_IMPORT_BYTES`] (a device such as
+/// `/dev/zero` never ends).
+fn read_capped(path: &Path) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_IMPORT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_IMPORT_BYTES {
+        return Err(Error::memory(
+            ErrorCode::InvalidInput,
+            format!(
+                "{} is larger than {} MiB: import it in parts",
+                path.display(),
+                MAX_IMPORT_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Reads `path` into the store and reports what was added.
 pub fn import(
     memory: &mut Memory,
@@ -86,7 +110,7 @@ pub fn import(
         files.sort();
         memory.import_markdown(&files)?
     } else {
-        let bytes = std::fs::read(path)?;
+        let bytes = read_capped(path)?;
         if bytes.starts_with(SNAPSHOT_MAGIC) {
             if memory.len()? > 0 {
                 return Err(Error::memory(
@@ -110,7 +134,7 @@ pub fn import(
     if json {
         let v = serde_json::json!({
             "turns": imported.turns, "items": imported.items, "work": imported.work,
-            "skipped": imported.skipped,
+            "skipped": imported.skipped, "conflicts": imported.conflicts,
         });
         writeln!(out, "{v}")?;
     } else {
@@ -122,6 +146,18 @@ pub fn import(
             imported.work,
             imported.skipped.len()
         )?;
+    }
+    if !imported.conflicts.is_empty() {
+        let ids: Vec<String> = imported
+            .conflicts
+            .iter()
+            .map(|id| crate::terminal::escape(id).into_owned())
+            .collect();
+        eprintln!(
+            "import: {} records not added: their id is stored with other text (the stored one is kept): {}",
+            ids.len(),
+            ids.join(", ")
+        );
     }
     Ok(())
 }

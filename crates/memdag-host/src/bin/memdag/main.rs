@@ -15,6 +15,7 @@ mod lease;
 mod search;
 mod shape;
 mod show;
+mod terminal;
 mod tools;
 mod work;
 
@@ -47,12 +48,18 @@ fn main() -> ExitCode {
     let args = match args::parse(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(message) => {
-            eprintln!("memdag: {message}\n\n{}", args::USAGE);
+            eprintln!("memdag: {}\n\n{}", terminal::escape(&message), args::USAGE);
             return ExitCode::from(2);
         }
     };
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    // Stored text never drives the terminal: its control characters are written visibly.
+    let mode = if machine_output(&args) {
+        terminal::Mode::Json
+    } else {
+        terminal::Mode::Human
+    };
+    let mut out = BufWriter::new(terminal::Escaping::new(stdout.lock(), mode));
     let outcome = run(args, &mut out).and_then(|()| out.flush().map_err(Error::Io));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -60,10 +67,23 @@ fn main() -> ExitCode {
         Err(e) => {
             // Whatever was printed before the error still reaches the reader.
             let _ = out.flush();
-            eprintln!("memdag: error: {e}");
+            eprintln!("memdag: error: {}", terminal::escape(&e.to_string()));
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether a command prints JSON (or JSONL): `--json`, a tool's answer, an export to stdout,
+/// the limits and the tool schemas.
+fn machine_output(args: &Args) -> bool {
+    args.json
+        || matches!(
+            args.command,
+            Command::CallTool { .. }
+                | Command::Export { .. }
+                | Command::Limits
+                | Command::Tools { .. }
+        )
 }
 
 /// Runs the `memdag-bench` binary that sits beside this one with `args`.
@@ -228,7 +248,9 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
 
     match args.command {
         Command::Demo => demo::run(&mut memory, host.now, out)?,
-        Command::Ingest { file, extract } => ingest::run(&mut memory, &file, &host, extract, out)?,
+        Command::Ingest { file, extract } => {
+            ingest::run(&mut memory, &file, &host, extract, json, out)?
+        }
         Command::Search(s) => search::run(&mut memory, &s, now_ms(), out)?,
         Command::Grep {
             pattern,

@@ -4,7 +4,7 @@
 //! clock: `--now`, else the host clock for one query. A batch resolves dates only with `--now`
 //! (a data set's "last week" is not this week); each of its lines may give its own `now`.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::time::Instant;
 
 use serde::Deserialize;
@@ -14,6 +14,8 @@ use memdag_host::{
     grep_query, search_query, Error, FieldWeights, Fusion, Memory, SearchHit, SearchMode,
     SearchQuery, TimeExpr,
 };
+
+use memdag_host::lines::{read_line, Line};
 
 use crate::args::{Ranking, Search, SearchInput};
 use crate::{shape, show};
@@ -145,7 +147,7 @@ pub fn run(memory: &mut Memory, s: &Search, clock: i64, out: &mut dyn Write) -> 
             Ok(())
         }
         SearchInput::Batch(file) => {
-            let reader = BufReader::new(std::fs::File::open(file).map_err(|e| {
+            let mut reader = BufReader::new(std::fs::File::open(file).map_err(|e| {
                 Error::Io(std::io::Error::new(
                     e.kind(),
                     format!("{}: {e}", file.display()),
@@ -153,17 +155,26 @@ pub fn run(memory: &mut Memory, s: &Search, clock: i64, out: &mut dyn Write) -> 
             })?);
             let started = Instant::now();
             let mut n = 0usize;
-            for (i, line) in reader.lines().enumerate() {
-                let line = line?;
+            let bad = |i: usize, why: String| {
+                Error::Io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}:{}: {why}", file.display(), i + 1),
+                ))
+            };
+            let mut bytes = Vec::new();
+            for i in 0.. {
+                match read_line(&mut reader, &mut bytes, crate::ingest::MAX_LINE_BYTES)? {
+                    Line::End => break,
+                    Line::TooLong => return Err(bad(i, "the line is too long".into())),
+                    Line::Read => {}
+                }
+                let line = std::str::from_utf8(&bytes)
+                    .map_err(|e| bad(i, format!("the line is not UTF-8 ({e})")))?;
                 if line.trim().is_empty() {
                     continue;
                 }
-                let parsed: BatchLine = serde_json::from_str(&line).map_err(|e| {
-                    Error::Io(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("{}:{}: {e}", file.display(), i + 1),
-                    ))
-                })?;
+                let parsed: BatchLine =
+                    serde_json::from_str(line).map_err(|e| bad(i, e.to_string()))?;
                 let (id, mut q) = match parsed {
                     BatchLine::Text(t) => {
                         let mut q = query(&t, s);
