@@ -3,13 +3,8 @@
 # web, then wasm-opt -O3 (binaryen from npm, via tests/package.json; Debian's binaryen 108
 # writes modules that fail to load). Prints raw, gzip -9 and brotli sizes before and after
 # wasm-opt. Idempotent: steps whose inputs did not change are skipped.
-set -euo pipefail
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
-
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/memdag-target}"
-BINDGEN_VERSION="0.2.130"
+source "$(dirname "$0")/lib.sh"
+root="$ROOT"
 # Settings for this build only; the workspace's release profile stays as it is for the native
 # crates. wasm32-unknown-unknown already aborts on panic. Built for speed, not size: against
 # opt-level z with wasm-opt -Oz, a cold open in Chromium took 0.90x (10k records) and 0.85x
@@ -28,26 +23,14 @@ bindgen_out="$CARGO_TARGET_DIR/memdag-bindgen"
 dist="$root/pkg/dist"
 wasm_opt="$root/tests/node_modules/.bin/wasm-opt"
 
-step() { printf '==> %s\n' "$*"; }
-
 step "rustup target add wasm32-unknown-unknown"
 rustup target add wasm32-unknown-unknown >/dev/null
 
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$BINDGEN_VERSION" ]; then
-  # No --locked: it fails against this machine's registry mirror.
-  step "cargo install wasm-bindgen-cli --version $BINDGEN_VERSION (takes minutes, once)"
-  cargo install wasm-bindgen-cli --version "$BINDGEN_VERSION"
-fi
+ensure_wasm_bindgen
 step "$(wasm-bindgen --version)"
 
-if [ ! -x "$wasm_opt" ]; then
-  step "npm ci in tests/ (for binaryen's wasm-opt)"
-  if [ -f tests/package-lock.json ]; then
-    (cd tests && npm ci --no-audit --no-fund)
-  else
-    (cd tests && npm install --no-audit --no-fund)
-  fi
-fi
+# binaryen's wasm-opt comes with the npm tree of tests/.
+ensure_node_deps
 
 step "cargo build -p memdag-wasm --release --target wasm32-unknown-unknown (target dir $CARGO_TARGET_DIR)"
 cargo build -p memdag-wasm --release --target wasm32-unknown-unknown

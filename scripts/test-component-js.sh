@@ -11,10 +11,7 @@ scripts/build-component.sh
 wasm="$CARGO_TARGET_DIR/wasm32-wasip2/release/memdag_component.wasm"
 
 dir=tests/component-js
-if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
-  step "npm ci in $dir (jco, preview2-shim)"
-  (cd "$dir" && npm ci --no-audit --no-fund)
-fi
+ensure_npm_tree "$dir" "jco, preview2-shim"
 
 step "jco transpile --instantiation async -> $dir/out"
 rm -rf "$dir/out"

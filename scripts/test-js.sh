@@ -4,22 +4,13 @@
 # host callbacks, failed writes, two tabs, the explorer, a check that every public name of the
 # package is used by a test, and the guide's snippets (pkg/README.md). Exits non-zero on any
 # failure.
-set -euo pipefail
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 
 # Dev dependencies first: build-pkg.sh uses wasm-opt from binaryen in tests/node_modules.
-if [ -f tests/package-lock.json ]; then
-  echo "==> npm ci in tests/"
-  (cd tests && npm ci --no-audit --no-fund)
-else
-  echo "==> npm install in tests/ (no package-lock.json)"
-  (cd tests && npm install --no-audit --no-fund)
-fi
+ensure_node_deps
 
-echo "==> scripts/build-pkg.sh"
+step "scripts/build-pkg.sh"
 scripts/build-pkg.sh
 
-echo "==> node --test tests/node/ tests/browser/"
+step "node --test tests/node/ tests/browser/"
 node --test tests/node/ tests/browser/

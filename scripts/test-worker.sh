@@ -12,10 +12,7 @@ source "$(dirname "$0")/lib.sh"
 scripts/build-pkg.sh
 
 dir=tests/worker
-if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
-  step "npm ci in $dir (miniflare with workerd)"
-  (cd "$dir" && npm ci --no-audit --no-fund)
-fi
+ensure_npm_tree "$dir" "miniflare with workerd"
 
 step "node --test $dir (workerd)"
 (cd "$dir" && node --test)

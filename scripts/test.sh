@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# Runs every memdag test: format and lints, Rust unit and integration tests, the core as
-# no_std, the component under Wasmtime and under jco, the wasm package in Node, the browser
-# tests in Chromium, the Worker on workerd, and the Fastly example. Installs what is missing.
+# Runs every memdag test: format, the layout check and lints, Rust unit and integration tests,
+# the core as no_std, the component under Wasmtime and under jco, the wasm package in Node, the
+# browser tests in Chromium, the Worker on workerd, the fuzz targets, and the Fastly example.
+# Installs what is missing, and ends with the time each step took.
 source "$(dirname "$0")/lib.sh"
 started=$(date +%s)
 # Suites that could not run here add a line to this file; the last line names them.
 export MEMDAG_SKIPPED_FILE="$(mktemp)"
-trap 'rm -f "$MEMDAG_SKIPPED_FILE"' EXIT
+export MEMDAG_STEP_LOG="$(mktemp)"
+installs_log="$(mktemp)"
+trap 'rm -f "$MEMDAG_SKIPPED_FILE" "$MEMDAG_STEP_LOG" "$installs_log"' EXIT
 
 ensure_rust_targets
+# Chromium and the npm trees come over the network and cost little CPU: they install beside
+# the first builds, and the JS steps wait for them.
+(
+  ensure_chromium
+  ensure_node_deps
+  ensure_npm_tree tests/component-js "jco, preview2-shim"
+  ensure_npm_tree tests/worker "miniflare with workerd"
+) >"$installs_log" 2>&1 &
+installs=$!
 ensure_wasm_bindgen
-ensure_chromium
-ensure_node_deps
 
 step "cargo fmt --check"
 cargo fmt --all --check
 
-step "cargo clippy --workspace --all-targets -- -D warnings"
-cargo clippy --workspace --all-targets -- -D warnings
+step "layout: no import circle, crates depend one way, no file over 800 lines"
+python3 scripts/check-layout.py
 
 step "cargo clippy + cargo test -p memdag-core --features tiktoken (exact token counts)"
 cargo clippy -p memdag-core --all-targets --features tiktoken -- -D warnings
@@ -30,8 +40,20 @@ step "build the WIT component (wasm32-wasip2)"
 scripts/build-component.sh
 export MEMDAG_COMPONENT="$CARGO_TARGET_DIR/wasm32-wasip2/release/memdag_component.wasm"
 
-step "cargo test --workspace (unit, property, component under Wasmtime)"
-cargo test --workspace
+# Clippy lints the workspace's crates while they build for the tests: `cargo clippy` would
+# first check every dependency (wasmtime among them) a second time, in check mode.
+step "cargo test --workspace, linted by clippy -D warnings (unit, property, component under Wasmtime)"
+RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" \
+  CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
+  cargo test --workspace --all-targets
+step "cargo test --workspace --doc"
+cargo test --workspace --doc
+
+step "waiting for Chromium and the npm trees"
+if ! wait "$installs"; then
+  cat "$installs_log" >&2
+  exit 1
+fi
 
 step "JS package in Node and the browser tests in Chromium"
 scripts/test-js.sh
@@ -51,6 +73,8 @@ scripts/test-fuzz.sh
 step "the Fastly Compute example (under Viceroy where installed)"
 scripts/test-fastly.sh
 
+step "done"
+print_step_times
 if [ -s "$MEMDAG_SKIPPED_FILE" ]; then
   step "all tests passed in $(( $(date +%s) - started )) s; SKIPPED: $(paste -sd ',' "$MEMDAG_SKIPPED_FILE")"
 else
