@@ -14,32 +14,7 @@ use crate::store::Store;
 
 pub use crate::hash::blob_id;
 
-/// The words before a blob id in a truncation marker (see
-/// [`crate::context::compact_tool_result`]): how a record references a blob.
-pub const BLOB_REFERENCE: &str = "; full text in blob ";
-
-/// The blob ids referenced by truncation markers anywhere in `text`.
-pub fn blob_references(text: &str) -> impl Iterator<Item = &str> {
-    text.match_indices(BLOB_REFERENCE)
-        .filter_map(move |(at, _)| {
-            let rest = &text[at + BLOB_REFERENCE.len()..];
-            let id = rest.get(..17)?;
-            let well_formed = id.starts_with('b')
-                && id[1..].bytes().all(|b| b.is_ascii_hexdigit())
-                && rest[17..].starts_with(']');
-            well_formed.then_some(id)
-        })
-}
-
-impl crate::record::Record {
-    /// The blob ids this record references, from its output, input and tool results.
-    pub fn blob_references(&self) -> impl Iterator<Item = &str> {
-        [self.input.as_str(), self.output.as_str()]
-            .into_iter()
-            .chain(self.steps.iter().map(|s| s.result.as_str()))
-            .flat_map(blob_references)
-    }
-}
+pub use crate::record::{blob_references, BLOB_REFERENCE};
 
 impl Store {
     /// Stores `text` as a blob and returns its id, [`blob_id`] of the text. Idempotent.

@@ -12,18 +12,16 @@
 
 extern crate alloc;
 
+// The vocabulary lives in memdag-types; its modules keep their paths here.
+pub use memdag_types::{error, hash, item, limits, record};
+
 pub mod blob;
 pub mod cite;
 pub mod dag;
 pub mod dirty;
 pub mod envelope;
-pub mod error;
-pub mod hash;
 pub mod ids;
-pub mod item;
 pub mod keys;
-pub mod limits;
-pub mod record;
 pub mod scope;
 #[cfg(feature = "std")]
 pub mod state;

@@ -19,8 +19,7 @@ use crate::limits::Limits;
 use crate::record::{NewTurn, Record, DEFAULT_IMPORTANCE, MAX_ID_LEN};
 use serde::{Deserialize, Serialize};
 
-/// Dense in-memory handle of a record, stable for the life of a store instance (not persisted).
-pub type Slot = u32;
+pub use memdag_types::Slot;
 
 /// Order key of a record within a thread or user: creation time, then insertion order.
 type Chrono = (i64, u64, Slot);

@@ -39,7 +39,7 @@ use std::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-pub mod civil;
+pub use memdag_types::civil;
 pub mod duration;
 pub mod iso;
 

@@ -29,7 +29,7 @@ pub enum Error {
     },
     /// A stored value cannot be opened with the key given: the store is encrypted and no key,
     /// or another key, was given; or a key was given for a store that is not encrypted. Nothing
-    /// was loaded or written. See [`crate::seal`].
+    /// was loaded or written. See `memdag_format::seal`.
     Locked { key: String, reason: String },
     /// The host's storage failed to read or write.
     Storage { message: String },

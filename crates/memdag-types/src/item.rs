@@ -15,7 +15,7 @@
 //! [`ItemMeta::history`] with the end of its validity; a contradiction supersedes an item
 //! (status [`ItemStatus::Superseded`], [`ItemMeta::superseded_by`]) and the new item names it
 //! in [`ItemMeta::supersedes`]; a delete is soft ([`ItemStatus::Deleted`]). Every such step is
-//! logged in [`ItemMeta::log`] (see [`Resolution`]). The rules live in `crate::memory`.
+//! logged in [`ItemMeta::log`] (see [`Resolution`]). The rules live in `memdag_core::memory`.
 //!
 //! The JSON shape of every type here (camelCase, as the JS package, the CLI and the tools
 //! write it) is this module's serde: faces convert nothing by hand.

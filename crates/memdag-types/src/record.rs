@@ -60,9 +60,9 @@ pub struct Record {
     /// How much the turn matters, 0.0 to 1.0 (default 0.5).
     pub importance: f32,
     pub compact: Option<CompactNode>,
-    /// A vector given by the host, or none. A record held by a [`crate::Store`] has none here
+    /// A vector given by the host, or none. A record held by a `memdag_core::Store` has none here
     /// once the store's vector index holds its vector (the store's only copy of it): read it
-    /// with [`crate::Store::embedding`].
+    /// with `memdag_core::Store::embedding`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<Vec<f32>>,
     /// Set when the record is a long-term memory item rather than a turn (see
@@ -126,3 +126,30 @@ pub const DEFAULT_IMPORTANCE: f32 = 0.5;
 
 /// Longest id accepted from a caller, in bytes.
 pub const MAX_ID_LEN: usize = 256;
+
+/// The words before a blob id in a truncation marker (see
+/// `memdag_core::context::compact_tool_result`): how a record references a blob.
+pub const BLOB_REFERENCE: &str = "; full text in blob ";
+
+/// The blob ids referenced by truncation markers anywhere in `text`.
+pub fn blob_references(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices(BLOB_REFERENCE)
+        .filter_map(move |(at, _)| {
+            let rest = &text[at + BLOB_REFERENCE.len()..];
+            let id = rest.get(..17)?;
+            let well_formed = id.starts_with('b')
+                && id[1..].bytes().all(|b| b.is_ascii_hexdigit())
+                && rest[17..].starts_with(']');
+            well_formed.then_some(id)
+        })
+}
+
+impl Record {
+    /// The blob ids this record references, from its output, input and tool results.
+    pub fn blob_references(&self) -> impl Iterator<Item = &str> {
+        [self.input.as_str(), self.output.as_str()]
+            .into_iter()
+            .chain(self.steps.iter().map(|s| s.result.as_str()))
+            .flat_map(blob_references)
+    }
+}

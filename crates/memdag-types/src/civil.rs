@@ -15,8 +15,8 @@
 //! The functions are exact for timestamps within ±8.64e15 ms (±100 million days, the range of
 //! a JavaScript `Date`); far outside that their arithmetic could overflow.
 
-use std::format;
-use std::string::String;
+use alloc::format;
+use alloc::string::String;
 
 /// Milliseconds in a day.
 pub const DAY_MS: i64 = 86_400_000;

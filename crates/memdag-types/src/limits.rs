@@ -289,7 +289,7 @@ mod tests {
                 NewTurn {
                     input: "1234".into(),
                     output: "1234".into(),
-                    steps: vec![crate::Step {
+                    steps: vec![crate::record::Step {
                         tool: "1234".into(),
                         ..Default::default()
                     }],
