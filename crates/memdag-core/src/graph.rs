@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::item::ItemStatus;
-use crate::store::{Slot, Store};
+use crate::store::Store;
+use memdag_types::Slot;
 
 /// The most paths [`Store::path`] returns.
 pub const MAX_PATHS: usize = 16;

@@ -14,7 +14,7 @@ use core::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use crate::store::Slot;
+use memdag_types::Slot;
 
 /// Id → slot for the live records of a store.
 #[derive(Default, Clone)]

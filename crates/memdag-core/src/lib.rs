@@ -21,12 +21,16 @@ pub mod dag;
 pub mod dirty;
 pub mod envelope;
 pub mod ids;
+#[cfg(feature = "std")]
+pub mod index;
 pub mod keys;
 pub mod scope;
 #[cfg(feature = "std")]
 pub mod state;
 pub mod store;
 
+#[cfg(feature = "std")]
+pub mod cipher;
 #[cfg(feature = "std")]
 pub mod codec;
 #[cfg(feature = "std")]

@@ -28,9 +28,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::dirty::Touched;
 use crate::error::{Error, Result};
+use crate::index::distance::check_storable;
+use crate::index::vectors::VectorIndex;
 use crate::record::embedding_text;
-use crate::search::distance::check_storable;
-use crate::search::vectors::VectorIndex;
 use crate::store::Store;
 
 /// How many texts [`Store::reindex`] gives the embedder at once, unless told otherwise.
@@ -204,7 +204,7 @@ impl Store {
         }
         let previous_dimension = self.search.vectors.dimension();
         // Checked before anything changes (`supply` checked them, so this cannot fail).
-        let mut fresh: Vec<(crate::store::Slot, Option<Vec<f32>>)> = Vec::new();
+        let mut fresh: Vec<(memdag_types::Slot, Option<Vec<f32>>)> = Vec::new();
         for (id, vector) in job.vectors {
             let Some(slot) = self.slot_of(&id) else {
                 continue; // deleted after its batch was embedded
@@ -279,7 +279,7 @@ impl Store {
         self.finish_reindex(job, progress)
     }
 
-    /// Re-embeds every record with the built-in embedder (see [`crate::search::embed`]), e.g.
+    /// Re-embeds every record with the built-in embedder (see [`crate::index::embed`]), e.g.
     /// to leave a host model and go back to working with no configuration.
     pub fn reindex_builtin(&mut self) -> Result<Reindexed> {
         self.reindex(

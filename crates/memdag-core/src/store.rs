@@ -39,7 +39,7 @@ pub struct Store {
     pub(crate) dirty: Dirty,
     /// The Mode-2 search indexes, kept in step with the records (see [`crate::search`]).
     #[cfg(feature = "std")]
-    pub(crate) search: crate::search::SearchIndex,
+    pub(crate) search: crate::index::SearchIndex,
     /// Text blobs by id, e.g. full tool outputs kept by reference (see [`crate::blob`]).
     pub(crate) blobs: BTreeMap<String, String>,
     /// Named internal documents: a thread's working memory, the memory settings (see
@@ -51,12 +51,12 @@ pub struct Store {
     pub(crate) access: BTreeMap<Slot, u32>,
     /// What the storage engine knows of the stored form (see [`crate::storage`]).
     #[cfg(feature = "std")]
-    pub(crate) persist: crate::storage::PersistState,
+    pub(crate) persist: crate::storage::state::PersistState,
     /// What a turn may hold (see [`crate::limits`]).
     limits: Limits,
     /// The indexes of long-term memory items (see [`crate::memory::index`]).
     #[cfg(feature = "std")]
-    pub(crate) items: crate::memory::index::ItemIndex,
+    pub(crate) items: crate::index::items::ItemIndex,
 }
 
 impl Store {

@@ -29,6 +29,7 @@
 mod api;
 pub mod command;
 mod error;
+mod instance;
 pub mod kv;
 pub mod limits;
 pub mod lines;

@@ -1,26 +1,19 @@
 //! [`Memory`]: one open store inside one component instance, renewed after a trap.
 //!
-//! Every method is one call into the component, armed with the runtime's [`Limits`]. When a
+//! Every method is one call into the component, armed with the runtime's [`crate::Limits`]. When a
 //! call traps (a limit, or a guest bug), Wasmtime never enters that instance again: the
 //! memory throws it away, instantiates the component afresh on the same kv and plug-ins, and
 //! reopens the store, which then holds exactly what the old instance had durably written.
 //! The failed call returns the trap as [`Error::Limit`] or [`Error::Runtime`].
 
 use wasmtime::component::ResourceAny;
-use wasmtime::{Engine, Store};
+use wasmtime::Store;
 
 use crate::bindings::exports::memdag::core::memory::{Embeddings, GuestStore};
-use crate::bindings::{Memdag, MemdagPre};
-use crate::limits::{classify, Limits};
-use crate::runtime::{new_store, HostState};
+use crate::bindings::Memdag;
+use crate::instance::{new_store, HostState, Instantiator};
+use crate::limits::classify;
 use crate::{Error, MemoryError};
-
-/// What a [`Memory`] needs to instantiate the component again.
-pub(crate) struct Instantiator {
-    pub engine: Engine,
-    pub pre: MemdagPre<HostState>,
-    pub limits: Limits,
-}
 
 /// A live instance with its open store.
 struct Live {

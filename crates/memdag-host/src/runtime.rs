@@ -3,97 +3,15 @@
 use memdag_core::hash::fnv1a;
 use std::path::Path;
 
-use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
-use wasmtime::{Engine, Store};
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::Engine;
 
-use crate::bindings::{memdag::core, MemdagPre};
+use crate::bindings::MemdagPre;
+use crate::instance::{HostState, Instantiator};
 use crate::kv::Kv;
-use crate::limits::{Limits, MemoryLimiter};
-use crate::plugins::{Embedder, Llm, OpenOptions};
+use crate::limits::Limits;
+use crate::plugins::OpenOptions;
 use crate::{Error, Memory};
-
-/// What one Wasmtime store holds: WASI for the component's std, the host's `kv`, `embedder`
-/// and `llm`, and the memory limiter.
-pub(crate) struct HostState {
-    wasi: WasiCtx,
-    table: ResourceTable,
-    kv: Box<dyn Kv>,
-    embedder: Option<Box<dyn Embedder>>,
-    llm: Option<Box<dyn Llm>>,
-    pub(crate) limiter: MemoryLimiter,
-}
-
-impl HostState {
-    /// The same plug-ins with a fresh WASI context and resource table, for a new instance.
-    pub(crate) fn renewed(self) -> Self {
-        let mut limiter = self.limiter;
-        limiter.take_exceeded();
-        HostState {
-            wasi: new_wasi(),
-            table: ResourceTable::new(),
-            limiter,
-            ..self
-        }
-    }
-}
-
-/// The component needs no files, sockets, arguments or environment; stderr is kept so that
-/// a panic message reaches the terminal.
-fn new_wasi() -> WasiCtx {
-    WasiCtx::builder().inherit_stderr().build()
-}
-
-impl WasiView for HostState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
-}
-
-impl core::types::Host for HostState {}
-impl core::query::Host for HostState {}
-impl core::items::Host for HostState {}
-impl core::work::Host for HostState {}
-impl core::graph::Host for HostState {}
-
-impl core::kv::Host for HostState {
-    fn get(&mut self, key: String) -> Result<Option<Vec<u8>>, String> {
-        self.kv.get(&key).map_err(|e| e.to_string())
-    }
-
-    fn put(&mut self, key: String, value: Vec<u8>) -> Result<(), String> {
-        self.kv.put(&key, &value).map_err(|e| e.to_string())
-    }
-
-    fn delete(&mut self, key: String) -> Result<(), String> {
-        self.kv.delete(&key).map_err(|e| e.to_string())
-    }
-
-    fn list_by_prefix(&mut self, prefix: String) -> Result<Vec<(String, Vec<u8>)>, String> {
-        self.kv.list_by_prefix(&prefix).map_err(|e| e.to_string())
-    }
-}
-
-impl core::embedder::Host for HostState {
-    fn embed(&mut self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, String> {
-        match &mut self.embedder {
-            Some(e) => e.embed(&texts),
-            None => Err("no embedder is plugged into this host".into()),
-        }
-    }
-}
-
-impl core::llm::Host for HostState {
-    fn complete(&mut self, prompt: String) -> Result<String, String> {
-        match &mut self.llm {
-            Some(l) => l.complete(&prompt),
-            None => Err("no LLM is plugged into this host (use the extractive compactor)".into()),
-        }
-    }
-}
 
 /// The memdag component, compiled once, from which any number of stores are opened. Every
 /// call into the component runs under the runtime's [`Limits`].
@@ -223,16 +141,14 @@ impl Runtime {
 
     /// Instantiates the component on `kv` and opens a store as `options` say.
     pub fn open_with(&self, kv: impl Kv, options: OpenOptions) -> Result<Memory, Error> {
-        let state = HostState {
-            wasi: new_wasi(),
-            table: ResourceTable::new(),
-            kv: Box::new(kv),
-            embedder: options.embedder,
-            llm: options.llm,
-            limiter: self.limits.limiter(),
-        };
+        let state = HostState::new(
+            Box::new(kv),
+            options.embedder,
+            options.llm,
+            self.limits.limiter(),
+        );
         Memory::open(
-            crate::memory::Instantiator {
+            Instantiator {
                 engine: self.engine.clone(),
                 pre: self.pre.clone(),
                 limits: self.limits,
@@ -243,13 +159,6 @@ impl Runtime {
             options.key,
         )
     }
-}
-
-/// A new store holding `state`, limited by `limits`.
-pub(crate) fn new_store(engine: &Engine, state: HostState) -> Store<HostState> {
-    let mut store = Store::new(engine, state);
-    store.limiter(|s| &mut s.limiter);
-    store
 }
 
 /// Removes the cache entries of other builds of the component with the same limits.

@@ -8,13 +8,9 @@
 //! options, the record it returns carries `dropped`, the parents left out (`[]` when none
 //! were). Without options `addTurn` returns the plain record, as before.
 
-use js_sys::{Array, Reflect};
-use memdag_core::cite::Added;
-use memdag_core::{Error, Store};
 use wasm_bindgen::prelude::*;
 
 use crate::memory::{string, Memory};
-use crate::turn::record_to_js;
 
 #[wasm_bindgen]
 impl Memory {
@@ -30,17 +26,4 @@ impl Memory {
         };
         self.read(|s| s.cited(&text, user.as_deref()))
     }
-}
-
-/// The record of an [`Added`] with its `dropped` parents as a property.
-pub fn added_to_js(store: &Store, added: &Added) -> Result<JsValue, Error> {
-    let js = record_to_js(store, &added.record)?;
-    let dropped: Array = added
-        .dropped
-        .iter()
-        .map(|id| JsValue::from_str(id))
-        .collect();
-    Reflect::set(&js, &JsValue::from_str("dropped"), &dropped)
-        .map_err(|_| Error::invalid("could not set dropped"))?;
-    Ok(js)
 }

@@ -13,11 +13,11 @@ use memdag_core::cite::AddOptions;
 use memdag_core::{Direction, Error, Limits, Store};
 use wasm_bindgen::prelude::*;
 
-use crate::cite::added_to_js;
 use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_to_js};
 use crate::error::throw;
 use crate::fields::{parse_object, to_plain};
 use crate::key::cipher_of;
+use crate::turn::added_to_js;
 use crate::turn::{changed_to_js, record_to_js, records_to_js, turn_from_js};
 
 /// The memory of one agent or user: turn records linked into a DAG, kept in memory. Persist it

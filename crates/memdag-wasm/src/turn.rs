@@ -17,6 +17,7 @@
 //! `Float32Array`.
 
 use js_sys::{Array, Float32Array, Object, Reflect};
+use memdag_core::cite::Added;
 use memdag_core::{json, CompactNode, Error, NewTurn, Record, Step, Store};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -208,4 +209,17 @@ mod tests {
         let e = turn_from_fields(fields(json!({"thread": "t", "parent": "p"})), None, || 0);
         assert_eq!(e.unwrap_err().code(), "INVALID_INPUT");
     }
+}
+
+/// The record of an [`Added`] (see `crate::cite`) with its `dropped` parents as a property.
+pub fn added_to_js(store: &Store, added: &Added) -> Result<JsValue, Error> {
+    let js = record_to_js(store, &added.record)?;
+    let dropped: Array = added
+        .dropped
+        .iter()
+        .map(|id| JsValue::from_str(id))
+        .collect();
+    Reflect::set(&js, &JsValue::from_str("dropped"), &dropped)
+        .map_err(|_| Error::invalid("could not set dropped"))?;
+    Ok(js)
 }

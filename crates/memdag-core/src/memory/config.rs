@@ -53,7 +53,7 @@ pub struct MemoryConfig {
     pub equivalents: Vec<(String, String)>,
     /// Time to live per kind, in ms; absent: never expires.
     pub ttl_ms: BTreeMap<ItemKind, i64>,
-    /// Decay half-life per kind, in ms; absent: no decay (see [`crate::memory::score`]).
+    /// Decay half-life per kind, in ms; absent: no decay (see [`crate::recall::score`]).
     pub half_life_ms: BTreeMap<ItemKind, i64>,
     /// Entity aliases the host declares: alias → canonical name (see
     /// [`crate::memory::normalize`]).

@@ -18,7 +18,8 @@ use crate::item::{
     Resolution,
 };
 use crate::record::{Record, DEFAULT_IMPORTANCE, MAX_ID_LEN};
-use crate::store::{Slot, Store};
+use crate::store::Store;
+use memdag_types::Slot;
 
 /// How a listing is sorted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -21,7 +21,8 @@ use super::rules::{self, Extracted};
 use crate::error::{Error, Result};
 use crate::item::{ItemKind, ItemStatus, NewItem};
 use crate::record::Record;
-use crate::store::{Slot, Store};
+use crate::store::Store;
+use memdag_types::Slot;
 
 /// Which turns to learn from: the given ids, or every turn of a thread (and/or user).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -34,10 +34,11 @@ use super::crud::new_version;
 use super::normalize::{overlap, words};
 use crate::dag::Direction;
 use crate::error::{Error, Result};
+use crate::index::distance::normalized;
 use crate::item::{Action, ItemMeta, ItemStatus, MemoryItem, NewItem, Resolution};
-use crate::search::distance::normalized;
 use crate::search::{Scope, SearchFilter, SearchMode, SearchQuery};
-use crate::store::{Slot, Store};
+use crate::store::Store;
+use memdag_types::Slot;
 
 /// A proposed item: what the extractor or an LLM suggests, in the shape of a caller's.
 pub type Proposal = NewItem;

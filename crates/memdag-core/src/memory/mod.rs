@@ -26,9 +26,11 @@ pub mod extract;
 pub mod index;
 pub mod learn;
 pub mod llm;
-pub mod normalize;
+// Name folding moved to the index layer, which keys items by it.
+pub use crate::index::normalize;
 pub mod rules;
-pub mod score;
+// The recall score moved to recall, which is its one user.
+pub use crate::recall::score;
 
 pub use config::{ConflictStrategy, MemoryConfig};
 pub use crud::{HistoryEntry, ItemOrder, ItemQuery, LoggedResolution, ResolutionQuery};

@@ -166,7 +166,7 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
                 + w.relevance * rel;
             let decay = rec.item.as_ref().map_or(1.0, |m| {
                 let h = half_lives.get(&m.kind).copied();
-                crate::memory::score::decay_of(rec.importance, n as u32, seen, now, h)
+                crate::recall::score::decay_of(rec.importance, n as u32, seen, now, h)
             });
             let multiplier = match section {
                 RecallSection::Known => w.known,

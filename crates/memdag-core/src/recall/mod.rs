@@ -24,7 +24,7 @@
 //! - the section multiplier [known 1.0, thread 1.0, ancestor 0.9, match 0.8, user 0.6];
 //! - for an item, recency counts from its `lastSeen`, its relevance is its match score (0
 //!   when the query did not match it), and when the memory settings give its kind a decay
-//!   half-life the score is multiplied by its decay ([`crate::memory::score::decay`]);
+//!   half-life the score is multiplied by its decay ([`crate::recall::score::decay`]);
 //!   expired items (past their time to live at `now`) are left out.
 //!
 //! # Working memory
@@ -52,6 +52,7 @@ mod gather;
 mod known;
 mod matches;
 mod render;
+pub mod score;
 mod select;
 
 use alloc::string::String;

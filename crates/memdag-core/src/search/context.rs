@@ -33,7 +33,8 @@
 use std::collections::BTreeMap;
 use std::vec::Vec;
 
-use crate::store::{Slot, Store};
+use crate::store::Store;
+use memdag_types::Slot;
 
 impl Store {
     /// The live records just before and just after `slot` in its thread.

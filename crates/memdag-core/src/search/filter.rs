@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use super::query::{Scope, SearchFilter};
 use crate::error::Result;
 use crate::item::{ItemMeta, ItemStatus};
-use crate::store::{Slot, Store};
+use crate::store::Store;
+use memdag_types::Slot;
 
 /// A filter ready to test slots of one store.
 #[derive(Debug)]

@@ -4,18 +4,11 @@
 //! every signal and full control. [`Store::search`] takes a [`SearchQuery`] and returns
 //! [`SearchHit`]s; [`Store::grep`] takes a [`GrepQuery`] and returns [`GrepMatch`]es.
 //!
-//! The [`Store`] owns one [`SearchIndex`], updated by every add, delete and compact change:
-//! - [`postings`]: the inverted index, scored with BM25F ([`bm25`]) over terms from the
-//!   CJK-aware [`analyzer`], with English inflections folded by its light stemmer;
-//! - [`vectors`]: the store's vectors (its only copy of them, each with its inverse norm), in
-//!   an incremental [`hnsw`] graph whose links are persisted (see [`persist`]), so opening a
-//!   stored memory never rebuilds the graph;
-//! - [`embed`]: the built-in lexical embedder, used when the host gives no vectors and
-//!   [`SearchIndex::set_auto_embed`] is on;
-//! - [`keys`]: the derived keys of a record (user, calendar forms of `created_at`), indexed
-//!   beside its text; [`stopwords`]: the function words a query drops;
+//! This layer holds the queries only; they run over a [`Store`] and read the indexes it owns
+//! ([`crate::index`], the layer below the store):
+//! - [`query`]: the query and hit types;
 //! - [`searcher`]: runs a query (filters inside, fusion, [`context`] from the thread,
-//!   `min_score`, dedup, [`snippet`]s);
+//!   `min_score`, dedup, [`snippet`]s); [`filter`]: the compiled filters;
 //! - [`grep`]: regular expressions over the raw logs.
 //!
 //! Tie-breaking everywhere is by insertion order, so equal inputs give equal outputs, and a
@@ -25,149 +18,23 @@
 //! [`Store::search`]: crate::Store::search
 //! [`Store::grep`]: crate::Store::grep
 
-pub mod analyzer;
-pub mod bm25;
 pub mod context;
-pub mod distance;
-pub mod embed;
 pub mod filter;
-mod graph;
 pub mod grep;
-pub mod hnsw;
-pub mod keys;
-pub mod persist;
-pub mod postings;
 pub mod query;
 pub mod searcher;
 pub mod snippet;
-pub mod stopwords;
-pub mod threads;
-pub mod topk;
-pub mod vectors;
 
-use std::vec::Vec;
+// The indexes moved to `crate::index`; these names keep `memdag_core::search::…` paths.
+pub use crate::index::derived as keys;
+pub use crate::index::{
+    analyzer, bm25, distance, embed, hnsw, persist, postings, stopwords, threads, topk, vectors,
+    SearchIndex,
+};
 
-pub use bm25::{Bm25Params, FieldWeights};
-pub use embed::{embed as builtin_embed, BUILTIN_DIMENSION};
+pub use crate::index::bm25::{Bm25Params, FieldWeights};
+pub use crate::index::embed::{embed as builtin_embed, BUILTIN_DIMENSION};
 pub use query::{
     Fusion, GrepMatch, GrepQuery, Scope, SearchFilter, SearchHit, SearchMode, SearchQuery,
     SearchResults, TimeUse,
 };
-
-use crate::error::Result;
-use crate::record::Record;
-use crate::store::Slot;
-
-/// The search indexes of one store.
-#[derive(Debug, Default)]
-pub struct SearchIndex {
-    pub(crate) text: postings::InvertedIndex,
-    pub(crate) vectors: vectors::VectorIndex,
-    /// Each record's thread and neighbours, for thread context.
-    pub(crate) threads: threads::ThreadOrder,
-    /// A hash of each slot's input and output, for dedup.
-    content: Vec<u64>,
-    /// Embed turns without an embedding with the built-in embedder.
-    auto_embed: bool,
-}
-
-impl SearchIndex {
-    /// Whether turns without an embedding get one from the built-in embedder.
-    pub fn auto_embed(&self) -> bool {
-        self.auto_embed
-    }
-
-    /// Turns the built-in embedder on or off for turns added from now on. It applies only
-    /// while the store's dimension is unset or is [`BUILTIN_DIMENSION`].
-    pub fn set_auto_embed(&mut self, on: bool) {
-        self.auto_embed = on;
-    }
-
-    /// Checks a new record's embedding against the index, or embeds the record when
-    /// auto-embedding applies, and returns the vector to index, taken out of the record: the
-    /// index keeps a store's only copy of it. Called before the store changes anything; on an
-    /// error the record is unchanged.
-    pub(crate) fn admit(&self, record: &mut Record) -> Result<Option<Vec<f32>>> {
-        match &record.embedding {
-            Some(e) => {
-                self.vectors.check(e)?;
-                Ok(record.embedding.take())
-            }
-            None if self.auto_embed
-                && matches!(self.vectors.dimension(), 0 | BUILTIN_DIMENSION) =>
-            {
-                let text = crate::record::embedding_text(&record.input, &record.output);
-                Ok(builtin_embed(&text))
-            }
-            None => Ok(None),
-        }
-    }
-
-    /// Indexes the record in `slot`; `vector` is what [`SearchIndex::admit`] returned.
-    /// Returns the graph nodes whose links changed.
-    pub(crate) fn add(&mut self, slot: Slot, record: &Record, vector: Option<&[f32]>) -> Vec<u32> {
-        self.text.add(slot, record);
-        self.add_meta(slot, record);
-        match vector {
-            Some(v) => self.vectors.add(slot, record.seq, v),
-            None => Vec::new(),
-        }
-    }
-
-    /// Indexes what is neither text nor vector: the thread order and the dedup key.
-    pub(crate) fn add_meta(&mut self, slot: Slot, record: &Record) {
-        // Items belong to no thread, so they neither lend nor borrow thread context.
-        if !record.is_item() {
-            self.threads.add(slot, record);
-        }
-        if self.content.len() <= slot as usize {
-            self.content.resize(slot as usize + 1, 0);
-        }
-        self.content[slot as usize] = content_hash(record);
-    }
-
-    /// Forgets the record that was in `slot`. Returns its graph node, if it had one, and the
-    /// nodes whose links were repaired.
-    pub(crate) fn remove(&mut self, slot: Slot, record: &Record) -> Option<(u32, Vec<u32>)> {
-        self.text.remove(slot, record);
-        self.threads.remove(slot, record);
-        self.vectors.remove(slot)
-    }
-
-    /// The dedup key of a slot.
-    pub(crate) fn content_of(&self, slot: Slot) -> u64 {
-        self.content.get(slot as usize).copied().unwrap_or(0)
-    }
-
-    /// The vector index.
-    pub fn vectors(&self) -> &vectors::VectorIndex {
-        &self.vectors
-    }
-
-    /// The inverted index.
-    pub fn text(&self) -> &postings::InvertedIndex {
-        &self.text
-    }
-
-    /// Approximate heap bytes of the indexes (text, vectors and graph).
-    pub fn heap_bytes(&self) -> usize {
-        self.text.heap_bytes()
-            + self.vectors.heap_bytes()
-            + self.threads.heap_bytes()
-            + self.content.capacity() * 8
-    }
-}
-
-/// A word hash of a record's input and output, the identity used by dedup; 0 (never deduplicated)
-/// when both are empty.
-fn content_hash(r: &Record) -> u64 {
-    if r.input.is_empty() && r.output.is_empty() {
-        return 0;
-    }
-    let mut h = crate::hash::WordHash::new();
-    // An item never shadows a turn that says the same words, nor a turn an item.
-    h.write(&[u8::from(r.is_item())]);
-    h.write(r.input.as_bytes());
-    h.write(r.output.as_bytes());
-    h.finish()
-}

@@ -8,7 +8,7 @@ use std::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::bm25::Bm25Params;
+use crate::index::bm25::Bm25Params;
 use crate::item::{ItemKind, ItemStatus};
 
 /// What a time expression in the query text does (see [`crate::time::parse_time`]).
@@ -138,7 +138,7 @@ pub struct SearchQuery {
     /// best score in its thread among the candidates. See [`crate::search::context`].
     pub thread_scope: f32,
     /// Drop English function words (`what`, `did`, `the`, ...) from the BM25 query unless
-    /// it has nothing else (default true). See [`crate::search::stopwords`].
+    /// it has nothing else (default true). See [`crate::index::stopwords`].
     pub drop_stopwords: bool,
     /// Keep only the best of hits whose input and output are identical (default true).
     pub dedup: bool,

@@ -19,18 +19,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::format;
 use std::vec::Vec;
 
-use super::analyzer::{analyze, stem as stem_term};
-use super::embed::{embed, BUILTIN_DIMENSION};
 use super::filter::Compiled;
 use super::query::{
     Fusion, GrepMatch, GrepQuery, SearchHit, SearchMode, SearchQuery, SearchResults, TimeUse,
     MAX_K, MAX_QUERY_BYTES,
 };
 use super::snippet::snippet;
-use super::stopwords::significant;
-use super::topk::TopK;
 use crate::error::{Error, Result};
-use crate::store::{Slot, Store};
+use crate::index::analyzer::{analyze, stem as stem_term};
+use crate::index::embed::{embed, BUILTIN_DIMENSION};
+use crate::index::stopwords::significant;
+use crate::index::topk::TopK;
+use crate::store::Store;
+use memdag_types::Slot;
 
 /// Candidates taken from each signal before fusion: at least this many, or `2·k`.
 const MIN_CANDIDATES: usize = 50;
@@ -325,20 +326,20 @@ impl Store {
         super::grep::grep(self, q)
     }
 
-    /// Turns the built-in embedder on or off; see [`crate::search::SearchIndex::set_auto_embed`].
+    /// Turns the built-in embedder on or off; see [`crate::index::SearchIndex::set_auto_embed`].
     pub fn set_auto_embed(&mut self, on: bool) {
         self.search.set_auto_embed(on);
     }
 
     /// Turns stemming of the full-text index on (the default) or off; see
-    /// [`crate::search::postings::InvertedIndex::set_stemming`]. Only a store that never held
+    /// [`crate::index::postings::InvertedIndex::set_stemming`]. Only a store that never held
     /// a record can change; returns whether it did.
     pub fn set_stemming(&mut self, on: bool) -> bool {
         self.search.text.set_stemming(on)
     }
 
     /// The search indexes of this store.
-    pub fn search_index(&self) -> &super::SearchIndex {
+    pub fn search_index(&self) -> &crate::index::SearchIndex {
         &self.search
     }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::string::String;
 use std::vec::Vec;
 
-use super::analyzer::analyze_index;
+use crate::index::analyzer::analyze_index;
 use crate::record::Record;
 
 /// Target length of a snippet, in bytes of the original text.

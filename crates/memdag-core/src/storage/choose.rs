@@ -31,8 +31,8 @@ use std::collections::BTreeSet;
 use std::format;
 use std::string::ToString;
 
-use super::load::{read_named, Values};
-use super::merge::size_class;
+use super::policy::size_class;
+use super::values::{read_named, Values};
 use crate::commit::{
     decode_commit, decode_embedded, Commit, SegmentInfo, Warning, COMMIT_RECOVERED,
 };
@@ -191,7 +191,7 @@ fn segment_commit(generation: u64, values: &Values) -> Result<Option<Commit>> {
         parts,
         ..SegmentInfo::default()
     };
-    let read = super::load::read_segment(&probe, values)?;
+    let read = super::values::read_segment(&probe, values)?;
     let Some((last_key, last)) = read.chunks.last() else {
         return Ok(None);
     };

@@ -1,29 +1,27 @@
 //! Opening a store: choosing its commit, reading the segments it names, and restoring the
 //! records, documents, use counts and indexes in a few named steps.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::format;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
 use super::choose::{choose, instead_of_head, Choice};
+use super::restore::restore_search;
+use super::skip_orphan_generations;
+use super::state::UNWRITTEN;
 use super::v1::load_v1;
-use super::{skip_orphan_generations, UNWRITTEN};
-use crate::commit::Commit;
+use super::values::{read_segment, Values};
 use crate::dirty::Touched;
 use crate::error::{Error, Result};
+use crate::index::bm25::FIELDS;
+use crate::index::persist::{GraphSource, SeqMap, VectorSource};
+use crate::index::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::keys;
 use crate::record::Record;
-use crate::search::bm25::FIELDS;
-use crate::search::persist::{GraphSource, SeqMap, VectorSource};
-use crate::search::postings::{InvertedIndex, ANALYSIS_VERSION};
-use crate::segment::{read_chunks, read_f32s, ChunkBytes, ReadSegment, SegmentInfo, SegmentView};
-use crate::store::{Slot, Store};
-
-/// The core's stored values an open may read, by key: each plain (as stored, or unsealed), or
-/// the error opening it gave (a sealed value without its key, say), raised only if the open
-/// needs that value.
-pub(crate) type Values<'a> = HashMap<&'a str, core::result::Result<&'a [u8], Error>>;
+use crate::segment::{read_f32s, ChunkBytes, SegmentView};
+use crate::store::Store;
+use memdag_types::Slot;
 
 impl Store {
     /// Opens a store from stored entries, in any order: all of the host's keys, or at least
@@ -60,54 +58,6 @@ impl Store {
             (loaded, _) => loaded,
         }
     }
-}
-
-/// Checks that every part of `info` can be read (see [`named_part_error`]).
-fn check_parts(info: &SegmentInfo, values: &Values) -> Result<()> {
-    for key in info.keys() {
-        if let Some(Err(e)) = values.get(key.as_str()) {
-            return Err(named_part_error(e.clone()));
-        }
-    }
-    Ok(())
-}
-
-/// The error of a part a commit names. A commit names only parts of its own format or older,
-/// sealed as it is (with its key, or not at all), so a named part that claims a newer format,
-/// another key, or is sealed when the commit is not (or the reverse) was altered: corrupt, not
-/// locked or from the future, whatever the value's own header says.
-fn named_part_error(e: Error) -> Error {
-    match e {
-        Error::UnsupportedVersion { key, found, .. } => Error::CorruptData {
-            key,
-            reason: format!(
-                "claims format version {found}, newer than the commit naming it: the value was \
-                 altered"
-            ),
-        },
-        Error::Locked { key, reason } => Error::CorruptData {
-            key,
-            reason: format!("sealed otherwise than the commit naming it ({reason}): altered"),
-        },
-        e => e,
-    }
-}
-
-/// Reads the segment `info` names from `values` (see [`read_chunks`]).
-pub(super) fn read_segment<'a>(info: &SegmentInfo, values: &Values<'a>) -> Result<ReadSegment<'a>> {
-    check_parts(info, values)?;
-    read_chunks(info, |k| {
-        values.get(k).and_then(|v| v.as_ref().ok().copied())
-    })
-    .map_err(named_part_error)
-}
-
-/// Checks that every segment `commit` names is stored whole and is the one it names.
-pub(super) fn read_named(commit: &Commit, values: &Values) -> Result<()> {
-    for info in &commit.segments {
-        read_segment(info, values)?;
-    }
-    Ok(())
 }
 
 /// The graph nodes of a v2 store: for each sequence number, the segment and place of its
@@ -511,53 +461,4 @@ impl VectorSource for SegmentVectors<'_> {
             _ => false,
         }
     }
-}
-
-/// The vectors of a v1 store, in its decoded records (how many have one).
-pub(super) struct RecordVectors(pub(super) usize);
-
-impl VectorSource for RecordVectors {
-    fn count(&self) -> usize {
-        self.0
-    }
-
-    fn read(&self, _: Slot, record: &Record, out: &mut Vec<f32>) -> bool {
-        match &record.embedding {
-            Some(e) => {
-                out.extend_from_slice(e);
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-/// Restores the search indexes of a loaded store (see [`crate::search::SearchIndex::restore`]).
-/// Afterwards a record whose vector the index took holds none, and one whose stored vector
-/// the index refused (of another dimension, say) holds it, so no vector is kept twice or lost.
-pub(super) fn restore_search(
-    store: &mut Store,
-    dimension: usize,
-    vectors: &dyn VectorSource,
-    graph: &dyn GraphSource,
-    text: InvertedIndex,
-    stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
-) -> Vec<u32> {
-    let mut search = core::mem::take(&mut store.search);
-    let inserted = search.restore(&store.slots, dimension, vectors, graph, text, stored_text);
-    let mut buffer = Vec::new();
-    for (slot, r) in store.slots.iter_mut().enumerate() {
-        let Some(r) = r else { continue };
-        let slot = slot as Slot;
-        if search.vectors.node_of(slot).is_some() {
-            r.embedding = None;
-        } else if r.embedding.is_none() {
-            buffer.clear();
-            if vectors.read(slot, r, &mut buffer) {
-                r.embedding = Some(buffer.clone());
-            }
-        }
-    }
-    store.search = search;
-    inserted
 }

@@ -3,21 +3,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{CLASS_BASE, FANOUT, MERGE_CAP};
+use super::policy::{FANOUT, MERGE_CAP};
 use crate::error::Result;
 use crate::segment::{SegmentInfo, SegmentWriter};
 use crate::store::Store;
-
-/// The size class of a segment of `bytes` bytes.
-pub(super) fn size_class(bytes: u64) -> u8 {
-    let mut class = 0;
-    let mut bound = CLASS_BASE;
-    while bytes >= bound && class < 32 {
-        class += 1;
-        bound = bound.saturating_mul(FANOUT as u64);
-    }
-    class
-}
 
 impl Store {
     /// Carries the tombstones of merged segments into the merged one, or drops them when the

@@ -43,12 +43,18 @@
 mod choose;
 mod load;
 mod merge;
+mod policy;
+mod restore;
+pub(crate) mod state;
 mod v1;
+mod values;
 mod write;
 
-pub(crate) use load::Values;
+pub use policy::{FANOUT, MERGE_CAP};
+pub use state::PersistState;
 
-use std::collections::{BTreeMap, BTreeSet};
+pub(crate) use values::Values;
+
 use std::string::{String, ToString};
 use std::vec::Vec;
 
@@ -56,114 +62,10 @@ use crate::codec::Meta;
 use crate::commit::{encode_embedded, Warning};
 use crate::error::Result;
 use crate::keys::{self, segment_key, HEAD_KEY};
-use crate::segment::{decode_commit, encode_commit, Commit, SegmentInfo, SegmentWriter};
-use crate::segment::{DEFAULT_PART_BYTES, MIN_PART_BYTES};
+use crate::segment::MIN_PART_BYTES;
+use crate::segment::{decode_commit, encode_commit, SegmentInfo, SegmentWriter};
 use crate::store::Store;
 use write::{push_segment, unwritten};
-
-/// How many segments of one size class are merged at once.
-pub const FANOUT: usize = 8;
-/// The most bytes one merge rewrites.
-pub const MERGE_CAP: u64 = 16 << 20;
-/// Segments smaller than this are in size class 0; each class above is [`FANOUT`] times larger.
-const CLASS_BASE: u64 = 64 << 10;
-/// Home of something never written to a segment.
-const UNWRITTEN: u64 = 0;
-
-/// What the storage engine knows of the stored form of a store.
-#[derive(Debug, Clone)]
-pub struct PersistState {
-    /// The commit of the last change set.
-    commit: Commit,
-    pub(crate) part_bytes: usize,
-    /// The segment holding each slot's current record, [`UNWRITTEN`] if none.
-    record_home: Vec<u64>,
-    /// The segment holding each graph node's current links.
-    node_home: Vec<u64>,
-    blob_home: BTreeMap<String, u64>,
-    /// Tombstones written, by the deleted record's sequence number, with the segment holding
-    /// them.
-    gone_records: BTreeMap<u64, u64>,
-    gone_blobs: BTreeMap<String, u64>,
-    /// The segment holding each named document, and the tombstones of removed ones.
-    state_home: BTreeMap<String, u64>,
-    gone_state: BTreeMap<String, u64>,
-    /// The segment holding each slot's current use count, [`UNWRITTEN`] if none.
-    uses_home: Vec<u64>,
-    /// Keys to delete after the next commit.
-    orphans: BTreeSet<String>,
-    /// Write everything as one segment next time (a v1 migration).
-    full_rewrite: bool,
-    /// What the last change set did, to undo it if the host could not write it.
-    last: Option<Taken>,
-    /// Seals every value written, when the store is encrypted (see [`crate::seal`]).
-    pub(crate) cipher: Option<crate::seal::Cipher>,
-    /// What the open that made this store recovered from (see [`Store::load_warnings`]).
-    warnings: Vec<Warning>,
-    /// The open chose a commit `head` does not hold: the next change set writes `head`.
-    rewrite_head: bool,
-}
-
-impl Default for PersistState {
-    fn default() -> Self {
-        PersistState {
-            commit: Commit::default(),
-            part_bytes: DEFAULT_PART_BYTES,
-            record_home: Vec::new(),
-            node_home: Vec::new(),
-            blob_home: BTreeMap::new(),
-            gone_records: BTreeMap::new(),
-            gone_blobs: BTreeMap::new(),
-            state_home: BTreeMap::new(),
-            gone_state: BTreeMap::new(),
-            uses_home: Vec::new(),
-            orphans: BTreeSet::new(),
-            full_rewrite: false,
-            last: None,
-            cipher: None,
-            warnings: Vec::new(),
-            rewrite_head: false,
-        }
-    }
-}
-
-/// What [`Store::write_live`] wrote: slots, graph nodes, blob ids, document names and the
-/// slots of use counts.
-struct Written {
-    slots: Vec<usize>,
-    nodes: Vec<u32>,
-    blobs: Vec<String>,
-    state: Vec<String>,
-    uses: Vec<usize>,
-}
-
-#[derive(Debug, Clone)]
-struct Taken {
-    created: Vec<u64>,
-    removed: Vec<SegmentInfo>,
-    deletes: Vec<String>,
-}
-
-impl PersistState {
-    /// Whether the next change set has work even with nothing dirty (orphans, a migration, a
-    /// recovered commit).
-    pub(crate) fn must_write(&self) -> bool {
-        self.full_rewrite || self.rewrite_head || !self.orphans.is_empty()
-    }
-
-    /// Makes the next change set write every live entry under new keys and delete every
-    /// key the store had, so no byte of erased data stays in an old segment.
-    pub(crate) fn force_full_rewrite(&mut self) {
-        self.full_rewrite = true;
-    }
-}
-
-fn set_home(homes: &mut Vec<u64>, at: usize, generation: u64) {
-    if homes.len() <= at {
-        homes.resize(at + 1, UNWRITTEN);
-    }
-    homes[at] = generation;
-}
 
 impl Store {
     /// Sets the largest value a segment part may have, in bytes (default 1 MiB; at least

@@ -5,14 +5,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use super::load::{restore_search, RecordVectors, Values};
+use super::restore::{restore_search, RecordVectors};
 use super::skip_orphan_generations;
+use super::values::Values;
 use crate::codec::{self, Meta, StoredNode};
 use crate::error::Result;
+use crate::index::persist::GraphSource;
+use crate::index::postings::InvertedIndex;
 use crate::keys;
 use crate::record::Record;
-use crate::search::persist::GraphSource;
-use crate::search::postings::InvertedIndex;
 use crate::store::Store;
 
 /// v1 graph nodes by sequence number.

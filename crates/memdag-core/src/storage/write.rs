@@ -6,18 +6,19 @@ use std::format;
 use std::string::String;
 use std::vec::Vec;
 
-use super::merge::size_class;
-use super::{set_home, Taken, Written, UNWRITTEN};
+use super::policy::size_class;
+use super::state::{set_home, Taken, Written, UNWRITTEN};
 use crate::codec::Change;
 use crate::commit::encode_embedded;
 use crate::dirty::Touched;
 use crate::error::{Error, Result};
+use crate::index::bm25::FIELDS;
+use crate::index::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::keys::{self, HEAD_KEY};
 use crate::record::Record;
-use crate::search::bm25::FIELDS;
-use crate::search::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::segment::{encode_commit, split_parts, Commit, RecordText, SegmentInfo, SegmentWriter};
-use crate::store::{Slot, Store};
+use crate::store::Store;
+use memdag_types::Slot;
 
 impl Store {
     /// Takes the change set accumulated since the last call: every key with its new bytes, or

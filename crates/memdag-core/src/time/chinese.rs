@@ -27,12 +27,13 @@
 //!
 //! Years, months and days by number are in [`super::chinese_dates`].
 
+use super::chinese_lit::lit;
 use std::vec::Vec;
 
 use super::anchor::{part_of_day, Now, Resolved};
 use super::numerals::{is_numeral, starts_number};
 use super::{chinese_counts, chinese_dates, Found, Grain};
-use crate::search::analyzer::is_cjk;
+use crate::index::analyzer::is_cjk;
 
 type Rule = fn(&str, usize, &Now) -> Option<(usize, Resolved)>;
 
@@ -58,13 +59,6 @@ const PARTS: [(&str, i64, i64); 9] = [
     ("夜里", 18, 24),
     ("夜间", 18, 24),
 ];
-
-/// The first of `words` that `s` holds at byte `p`: its index and the byte after it.
-pub(crate) fn lit(s: &str, p: usize, words: &[&str]) -> Option<(usize, usize)> {
-    let rest = &s[p..];
-    let k = words.iter().position(|w| rest.starts_with(w))?;
-    Some((k, p + words[k].len()))
-}
 
 /// Every Chinese expression in `text`, leftmost-longest, none overlapping.
 pub(crate) fn find(text: &str, now: &Now, out: &mut Vec<Found>) {

@@ -10,7 +10,7 @@
 //! - `最近|近来|近期|近日` alone: the past 7 days; `这几天|这两天|这些天`: the past 3 days.
 
 use super::anchor::{Count, Now, Resolved, Unit};
-use super::chinese::lit;
+use super::chinese_lit::lit;
 use super::numerals::{starts_number, zh_number};
 
 /// A count at `p`: a number 1..=999 (`两` too), or `几` for a few.

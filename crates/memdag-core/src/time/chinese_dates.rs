@@ -15,7 +15,7 @@
 //! - Two-digit years (`23年`) are not read: `3年` and `23年` are as often durations.
 
 use super::anchor::{Now, Rel, Resolved};
-use super::chinese::lit;
+use super::chinese_lit::lit;
 use super::numerals::{zh_number, zh_year};
 
 /// A day `D日` or `D号` at `p`: the day and the byte after it.

@@ -50,6 +50,7 @@ mod anchor;
 mod chinese;
 mod chinese_counts;
 mod chinese_dates;
+mod chinese_lit;
 mod english;
 mod english_counts;
 mod english_dates;

@@ -12,7 +12,7 @@
 
 use std::vec::Vec;
 
-use crate::search::analyzer::is_cjk;
+use crate::index::analyzer::is_cjk;
 
 /// One token and its byte span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

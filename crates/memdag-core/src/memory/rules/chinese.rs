@@ -77,7 +77,7 @@ fn bare_name(c: &str) -> Option<Extracted> {
     let v = c.strip_prefix("我是")?;
     let n = v.chars().count();
     let looks = (2..=3).contains(&n)
-        && v.chars().all(crate::search::analyzer::is_cjk)
+        && v.chars().all(crate::index::analyzer::is_cjk)
         && !is_occupation(v)
         && !v.contains(['的', '人', '个', '在', '了', '新', '老']);
     looks.then(|| Extracted::personal(std::format!("名字：{v}")).with("name", v))

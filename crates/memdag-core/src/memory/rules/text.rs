@@ -3,7 +3,7 @@
 use std::string::String;
 use std::vec::Vec;
 
-use crate::search::analyzer::is_cjk;
+use crate::index::analyzer::is_cjk;
 
 /// Words after which a period does not end a sentence.
 const ABBREVIATIONS: [&str; 12] = [

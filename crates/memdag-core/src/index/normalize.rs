@@ -5,7 +5,7 @@
 //! a leading English article, with runs of whitespace made one space; then the host's aliases
 //! (see [`MemoryConfig::aliases`](super::MemoryConfig::aliases), themselves normalised) map it
 //! to its canonical name. A text's *words* are the analyzer's terms
-//! ([`crate::search::analyzer::terms`]): the same folding the index uses, CJK as bigrams.
+//! ([`crate::index::analyzer::terms`]): the same folding the index uses, CJK as bigrams.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::string::String;
@@ -13,7 +13,7 @@ use std::vec::Vec;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::search::analyzer::terms;
+use crate::index::analyzer::terms;
 
 /// The normal form of an entity name, before aliases.
 pub fn entity(name: &str) -> String {

@@ -16,7 +16,7 @@ use super::graph::Near;
 use super::hnsw::{Hnsw, HnswParams};
 use super::topk::TopK;
 use crate::error::{Error, Result};
-use crate::store::Slot;
+use memdag_types::Slot;
 
 /// Filtered queries over at most this many records scan them exactly.
 pub const EXACT_LIMIT: usize = 4096;

@@ -70,7 +70,7 @@ fn fnv1a(bytes: &[u8], kind: u8) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::distance::dot;
+    use crate::index::distance::dot;
 
     #[test]
     fn similar_spelling_is_closer() {

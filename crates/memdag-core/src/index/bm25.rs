@@ -12,7 +12,7 @@
 //! The index keeps raw frequencies and lengths, so `k1`, `b` and the weights are chosen per
 //! query at no cost.
 //!
-//! The derived keys of a record ([`super::keys`]) are a fifth field kept in postings of their
+//! The derived keys of a record ([`super::derived`]) are a fifth field kept in postings of their
 //! own, so the raw fields' postings stay as small as they were. Their part is scored on its
 //! own, with the same `k1` and `b` and the weight `w_keys`, and added to the score:
 //! `Σ_{t ∈ q} idf_keys(t) · tf~_keys · (k1 + 1) / (k1 + tf~_keys)`.

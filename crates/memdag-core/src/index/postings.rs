@@ -11,7 +11,7 @@
 //! once per query, and finds the touched docs by a chunked scan of the accumulator; both give
 //! the same bits as the plain loop.
 //!
-//! Each record's derived keys ([`super::keys`]) have postings of their own, one list per term
+//! Each record's derived keys ([`super::derived`]) have postings of their own, one list per term
 //! beside the term's raw postings, so a query that matches no key costs what it did before.
 //! A query may drop its stop words first ([`super::stopwords`]).
 //!
@@ -25,11 +25,11 @@ use std::vec::Vec;
 
 use super::analyzer::{analyze, analyze_index, stem};
 use super::bm25::{Bm25Params, Bm25Weight, Field, FIELDS};
-use super::keys::derived_keys;
+use super::derived::derived_keys;
 use super::stopwords::significant;
 use super::topk::{Scored, TopK};
 use crate::record::Record;
-use crate::store::Slot;
+use memdag_types::Slot;
 
 /// One document's frequencies of one term.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use super::distance::inverse_norm;
 use super::postings::InvertedIndex;
 use super::SearchIndex;
 use crate::record::Record;
-use crate::store::Slot;
+use memdag_types::Slot;
 
 /// Where a restore finds the stored graph nodes, by sequence number.
 pub trait GraphSource {

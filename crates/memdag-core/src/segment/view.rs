@@ -1,0 +1,267 @@
+//! Reading a segment body in place ([`SegmentView`], [`TextView`]): records decoded, vectors,
+//! graph links and postings left as bytes (see [`super`] for the format).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::*;
+use crate::codec::from_msgpack;
+use crate::error::Result;
+use crate::record::Record;
+
+#[derive(Debug, Default)]
+pub struct SegmentView<'a> {
+    pub records: Vec<Record>,
+    /// `(record index, vector bytes)` pairs come from [`SegmentView::vector`].
+    pub dimension: usize,
+    owners: &'a [u8],
+    vector_data: &'a [u8],
+    pub gone_records: Vec<u64>,
+    pub blobs: Vec<(String, String)>,
+    pub gone_blobs: Vec<String>,
+    nodes: &'a [u8],
+    node_count: u64,
+    /// Named internal documents, and the names of removed ones.
+    pub state: Vec<(String, Bytes)>,
+    pub gone_state: Vec<String>,
+    /// `(seq, uses)` pairs.
+    pub uses: Vec<(u64, u32)>,
+    /// The TEXT section, when the chunk has one: version, fields, dictionary, and the byte
+    /// offset of each record's entry.
+    pub text: Option<TextView<'a>>,
+    /// The COMMIT section, undecoded: the last chunk of a v4 segment has one.
+    pub commit: Option<&'a [u8]>,
+}
+
+/// A chunk's TEXT section, read in place.
+#[derive(Debug, Default)]
+pub struct TextView<'a> {
+    pub version: u8,
+    pub fields: u8,
+    /// The chunk's terms, by local id.
+    pub dict: Vec<&'a str>,
+    entries: &'a [u8],
+    offsets: Vec<usize>,
+}
+
+impl<'a> TextView<'a> {
+    fn parse(bytes: &'a [u8], records: usize) -> Option<Self> {
+        let (&version, rest) = bytes.split_first()?;
+        let (&fields, _) = rest.split_first()?;
+        let mut r = Reader { bytes, at: 2 };
+        let n = r.varint()? as usize;
+        let mut dict = Vec::with_capacity(n.min(bytes.len()));
+        for _ in 0..n {
+            let len = r.varint()? as usize;
+            let s = bytes.get(r.at..r.at.checked_add(len)?)?;
+            dict.push(core::str::from_utf8(s).ok()?);
+            r.at += len;
+        }
+        let entries = &bytes[r.at..];
+        let mut e = Reader {
+            bytes: entries,
+            at: 0,
+        };
+        let mut offsets = Vec::with_capacity(records);
+        for _ in 0..records {
+            offsets.push(e.at);
+            for _ in 0..=fields {
+                e.varint()?;
+            }
+            let m = e.varint()? as usize;
+            for _ in 0..m {
+                if e.varint()? as usize >= dict.len() {
+                    return None;
+                }
+                e.at = e.at.checked_add(fields as usize)?;
+            }
+            let k = e.varint()? as usize;
+            for _ in 0..k {
+                if e.varint()? as usize >= dict.len() {
+                    return None;
+                }
+                e.at += 1;
+            }
+            if e.at > entries.len() {
+                return None;
+            }
+        }
+        Some(TextView {
+            version,
+            fields,
+            dict,
+            entries,
+            offsets,
+        })
+    }
+
+    /// The entry of record `ri`: calls `lens(field lengths, key length)`, then `term(local id,
+    /// tf per field)` per term, then `key(local id, tf)` per derived key. Entries were
+    /// checked by the parse.
+    pub fn entry(
+        &self,
+        ri: usize,
+        lens: &mut dyn FnMut(&[u32], u32),
+        term: &mut dyn FnMut(u32, &[u8]),
+        key: &mut dyn FnMut(u32, u8),
+    ) {
+        let fields = self.fields as usize;
+        let mut r = Reader {
+            bytes: self.entries,
+            at: self.offsets[ri],
+        };
+        let mut l = [0u32; 16];
+        for x in l.iter_mut().take(fields.min(16)) {
+            *x = r.varint().unwrap_or(0) as u32;
+        }
+        let keys_len = r.varint().unwrap_or(0) as u32;
+        lens(&l[..fields.min(16)], keys_len);
+        let m = r.varint().unwrap_or(0);
+        for _ in 0..m {
+            let id = r.varint().unwrap_or(0) as u32;
+            let tf = &self.entries[r.at..r.at + fields];
+            r.at += fields;
+            term(id, tf);
+        }
+        let k = r.varint().unwrap_or(0);
+        for _ in 0..k {
+            let id = r.varint().unwrap_or(0) as u32;
+            let tf = r.byte().unwrap_or(0);
+            key(id, tf);
+        }
+    }
+}
+
+impl<'a> SegmentView<'a> {
+    /// Decodes a chunk; `key` (its first part) is named in errors. Not inlined, as the steps
+    /// of opening a store are not (see `load_v2` in [`crate::storage`]).
+    #[inline(never)]
+    pub fn parse(key: &str, body: &'a [u8]) -> Result<Self> {
+        let mut view = SegmentView::default();
+        let mut text: Option<&'a [u8]> = None;
+        let mut at = 0;
+        while at < body.len() {
+            let (tag, bytes, next) = next_section(key, body, at)?;
+            at = next;
+            match tag {
+                RECORDS => view.records = from_msgpack(key, bytes)?,
+                VECTORS => {
+                    if bytes.len() < 8 {
+                        return Err(corrupt(key, "vector block truncated"));
+                    }
+                    let dim = u32::from_le_bytes(bytes[0..4].try_into().expect("4")) as usize;
+                    let count = u32::from_le_bytes(bytes[4..8].try_into().expect("4")) as usize;
+                    let owners_end = 8 + count * 4;
+                    if dim == 0 || bytes.len() != owners_end + count * dim * 4 {
+                        return Err(corrupt(key, "vector block has the wrong length"));
+                    }
+                    view.dimension = dim;
+                    view.owners = &bytes[8..owners_end];
+                    view.vector_data = &bytes[owners_end..];
+                }
+                GONE_RECORDS => {
+                    let mut r = Reader { bytes, at: 0 };
+                    let bad = || corrupt(key, "tombstones malformed");
+                    let n = r.varint().ok_or_else(bad)?;
+                    for _ in 0..n {
+                        view.gone_records.push(r.varint().ok_or_else(bad)?);
+                    }
+                }
+                BLOBS => view.blobs = from_msgpack(key, bytes)?,
+                GONE_BLOBS => view.gone_blobs = from_msgpack(key, bytes)?,
+                NODES => {
+                    let mut r = Reader { bytes, at: 0 };
+                    view.node_count = r.varint().ok_or_else(|| corrupt(key, "node count"))?;
+                    view.nodes = &bytes[r.at..];
+                }
+                TEXT => text = Some(bytes),
+                COMMIT => view.commit = Some(bytes),
+                STATE => view.state = from_msgpack(key, bytes)?,
+                GONE_STATE => view.gone_state = from_msgpack(key, bytes)?,
+                USES => {
+                    let mut r = Reader { bytes, at: 0 };
+                    let bad = || corrupt(key, "use counts malformed");
+                    let n = r.varint().ok_or_else(bad)?;
+                    for _ in 0..n {
+                        let seq = r.varint().ok_or_else(bad)?;
+                        let uses = r.varint().ok_or_else(bad)?;
+                        view.uses
+                            .push((seq, u32::try_from(uses).map_err(|_| bad())?));
+                    }
+                }
+                other => {
+                    return Err(corrupt(key, &format!("unknown section {other}")));
+                }
+            }
+        }
+        for i in 0..view.vector_count() {
+            if view.vector_owner(i) as usize >= view.records.len() {
+                return Err(corrupt(key, "a vector names no record"));
+            }
+        }
+        if let Some(bytes) = text {
+            view.text = Some(
+                TextView::parse(bytes, view.records.len())
+                    .ok_or_else(|| corrupt(key, "text section malformed"))?,
+            );
+        }
+        Ok(view)
+    }
+
+    /// Number of vectors.
+    pub fn vector_count(&self) -> usize {
+        self.owners.len() / 4
+    }
+
+    /// The record index owning vector `i`.
+    pub fn vector_owner(&self, i: usize) -> u32 {
+        u32::from_le_bytes(self.owners[i * 4..i * 4 + 4].try_into().expect("4 bytes"))
+    }
+
+    /// The little-endian bytes of vector `i`.
+    pub fn vector_bytes(&self, i: usize) -> &'a [u8] {
+        let len = self.dimension * 4;
+        &self.vector_data[i * len..(i + 1) * len]
+    }
+
+    /// Calls `f(seq, level, offset)` for every node; `offset` reads its links with
+    /// [`SegmentView::node_links`]. Fails on a malformed node.
+    pub fn for_each_node(&self, key: &str, mut f: impl FnMut(u64, u8, usize)) -> Result<()> {
+        let mut r = Reader {
+            bytes: self.nodes,
+            at: 0,
+        };
+        let bad = || corrupt(key, "node block malformed");
+        for _ in 0..self.node_count {
+            let seq = r.varint().ok_or_else(bad)?;
+            let level = r.byte().ok_or_else(bad)?;
+            if level > 16 {
+                return Err(bad());
+            }
+            let offset = r.at;
+            for _ in 0..=level {
+                let n = r.varint().ok_or_else(bad)?;
+                for _ in 0..n {
+                    r.varint().ok_or_else(bad)?;
+                }
+            }
+            f(seq, level, offset);
+        }
+        Ok(())
+    }
+
+    /// The links of the node whose layers start at `offset`, layer by layer: calls
+    /// `f(layer, seq)` for each link. Only for offsets given by [`SegmentView::for_each_node`].
+    pub fn node_links(&self, offset: usize, level: u8, mut f: impl FnMut(u8, u64)) {
+        let mut r = Reader {
+            bytes: self.nodes,
+            at: offset,
+        };
+        for lc in 0..=level {
+            let n = r.varint().unwrap_or(0);
+            for _ in 0..n {
+                f(lc, r.varint().unwrap_or(0));
+            }
+        }
+    }
+}
