@@ -24,8 +24,6 @@ MAX_LINES = 800
 # The workspace's crates from the bottom up; a crate may depend on crates of earlier layers.
 LAYERS = [
     ["memdag-types"],
-    ["memdag-format", "memdag-lang"],
-    ["memdag-index"],
     ["memdag-core"],
     ["memdag-wasm", "memdag-component"],
     ["memdag-host"],

@@ -2,8 +2,8 @@
 //!
 //! The host gives a 32-byte master key ([`Cipher::new`]). memdag never makes, keeps or
 //! derives one from a password: a host with a passphrase runs a password KDF (Argon2id,
-//! PBKDF2) itself. A store opened with a [`Cipher`] ([`Store::load_with_cipher`]) seals every
-//! value of its change sets ([`Store::take_changes`]) and snapshots ([`Store::snapshot`]), and
+//! PBKDF2) itself. A store opened with a [`Cipher`] ([`Store::load_with_cipher`](crate::Store::load_with_cipher)) seals every
+//! value of its change sets ([`Store::take_changes`](crate::Store::take_changes)) and snapshots ([`Store::snapshot`](crate::Store::snapshot)), and
 //! opens every value it loads. Keys are not sealed: a v2 store's keys are `head` and
 //! `seg/<generation>/<part>` (see [`crate::keys`]), which say nothing of the content.
 //!

@@ -8,6 +8,25 @@
 //! This crate has no binding dependencies: the JS face (`memdag-wasm`) and the WIT face
 //! (`memdag-component`) convert to their own types. With `default-features = false` the record
 //! and DAG types build as `no_std` + `alloc`.
+//!
+//! # Layers
+//! Modules import downwards only (`scripts/check-layout.py` fails on a circle):
+//! ```text
+//!   tools  export  compact  context  work  timeline  graph  reindex  erase
+//!   recall (gather, select, score)   search (queries: searcher, filter, grep)   memory
+//!       │                                   │                                   │
+//!       └────────────── store (Store: records, DAG, ids, dirty set) ────────────┘
+//!                 │                           │
+//!      storage (write, merge, choose,      index (SearchIndex: postings, vectors + hnsw,
+//!      load, v1; state, values, restore)    threads; items, normalize, analyzer, bm25)
+//!                 │
+//!      seal ─► cipher   segment, part, commit, codec, envelope, keys
+//!                 │
+//!      memdag-types: Record, ItemMeta, Error, Limits, Slot, hash, civil
+//! ```
+//! A module that adds behaviour to [`Store`] (`impl Store` in search, memory, storage, seal
+//! and the rest) sits above it; what the store holds as fields (the index, the storage state,
+//! the cipher) sits below and never names it.
 #![cfg_attr(not(feature = "std"), no_std)]
 
 extern crate alloc;

@@ -1,9 +1,8 @@
 //! memdag's vocabulary, at the bottom of its crates: what every other crate names.
 //!
 //! ```text
-//!   memdag-core ─► memdag-lang ─► memdag-index ─► memdag-format ─► memdag-types
-//!        │               │              │                               ▲
-//!        └───────────────┴──────────────┴───────────────────────────────┘
+//!   memdag-host (CLI, Wasmtime host) ──► memdag-component (WIT)  ──┐
+//!   memdag-bench ──────────────────────► memdag-wasm (JS)        ──┴─► memdag-core ──► memdag-types
 //! ```
 //!
 //! - [`record`]: a turn's record, the turn a caller gives, compact nodes and steps;

@@ -2,7 +2,7 @@
 //!
 //! At index time each record gets a short key text, indexed beside its raw fields (never
 //! instead of them) in postings of their own, and scored as one more BM25 field with the
-//! weight [`FieldWeights::keys`](super::FieldWeights::keys) (0 turns the keys off per query):
+//! weight [`FieldWeights::keys`](super::bm25::FieldWeights::keys) (0 turns the keys off per query):
 //! - the record's user, so "what did ada say about backups" favours ada's records;
 //! - the calendar forms of `created_at` (UTC): day of the month, month name, year and weekday,
 //!   e.g. `8 May 2023 Monday`, so "what happened in May 2023" or "last Monday's plan" can

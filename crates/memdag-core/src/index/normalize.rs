@@ -3,7 +3,7 @@
 //!
 //! An entity name is NFKC-normalised, lower-cased, stripped of surrounding punctuation and of
 //! a leading English article, with runs of whitespace made one space; then the host's aliases
-//! (see [`MemoryConfig::aliases`](super::MemoryConfig::aliases), themselves normalised) map it
+//! (see [`MemoryConfig::aliases`](crate::memory::MemoryConfig::aliases), themselves normalised) map it
 //! to its canonical name. A text's *words* are the analyzer's terms
 //! ([`crate::index::analyzer::terms`]): the same folding the index uses, CJK as bigrams.
 
