@@ -33,8 +33,9 @@ step "cargo clippy + cargo test -p memdag-core --features tiktoken (exact token 
 cargo clippy -p memdag-core --all-targets --features tiktoken -- -D warnings
 cargo test -p memdag-core --features tiktoken --test context_tokens --test recall_budget --test context_check
 
-step "core builds as no_std + alloc for wasm32"
+step "core builds as no_std + alloc for wasm32, and without its language parts (rules, time-text)"
 cargo build -p memdag-core --no-default-features --target wasm32-unknown-unknown
+cargo clippy -p memdag-core --no-default-features --features std -- -D warnings
 
 step "build the WIT component (wasm32-wasip2)"
 scripts/build-component.sh

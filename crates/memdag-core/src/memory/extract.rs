@@ -116,7 +116,15 @@ impl Store {
         rules::voice::display_name(user, stated.as_deref())
     }
 
+    /// What the rules find in one turn, said by its user; nothing when they are left out of
+    /// the build (feature `rules`).
+    #[cfg(not(feature = "rules"))]
+    fn rules_of(&self, _: &Record) -> Vec<Extracted> {
+        Vec::new()
+    }
+
     /// What the rules find in one turn, said by its user.
+    #[cfg(feature = "rules")]
     fn rules_of(&self, t: &Record) -> Vec<Extracted> {
         let name = self.speaker_name(&t.user);
         rules::extract(t, &rules::Speaker { name: &name })

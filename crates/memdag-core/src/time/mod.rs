@@ -46,13 +46,21 @@ pub mod iso;
 pub use duration::{format_duration, parse_duration};
 pub use iso::{format_iso8601, parse_iso8601};
 
+#[cfg_attr(not(feature = "time-text"), allow(dead_code))]
 mod anchor;
+#[cfg_attr(not(feature = "time-text"), allow(dead_code))]
 mod chinese;
+#[cfg_attr(not(feature = "time-text"), allow(dead_code))]
 mod chinese_counts;
+#[cfg_attr(not(feature = "time-text"), allow(dead_code))]
 mod chinese_dates;
+#[cfg_attr(not(feature = "time-text"), allow(dead_code))]
 mod chinese_lit;
+#[cfg_attr(not(feature = "time-text"), allow(dead_code))]
 mod english;
+#[cfg_attr(not(feature = "time-text"), allow(dead_code))]
 mod english_counts;
+#[cfg_attr(not(feature = "time-text"), allow(dead_code))]
 mod english_dates;
 mod numerals;
 mod remainder;
@@ -107,10 +115,20 @@ pub fn parse_time(text: &str, now_ms: i64, offset_minutes: i32) -> Option<TimeEx
     if now_ms.unsigned_abs() > MAX_NOW_MS as u64 || offset_minutes.unsigned_abs() > 24 * 60 {
         return None;
     }
-    let now = anchor::Now::new(now_ms, offset_minutes);
-    let mut found = Vec::new();
-    english::find(text, &now, &mut found);
-    chinese::find(text, &now, &mut found);
+    // Without feature `time-text` the parsers are not called, so they are not linked in.
+    #[cfg(feature = "time-text")]
+    let found = {
+        let now = anchor::Now::new(now_ms, offset_minutes);
+        let mut found = Vec::new();
+        english::find(text, &now, &mut found);
+        chinese::find(text, &now, &mut found);
+        found
+    };
+    #[cfg(not(feature = "time-text"))]
+    let found: Vec<Found> = {
+        let _ = text;
+        Vec::new()
+    };
     let best = found
         .into_iter()
         .filter(|f| f.r.since < f.r.until && f.start < f.end)
