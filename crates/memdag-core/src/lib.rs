@@ -35,6 +35,8 @@ extern crate alloc;
 pub use memdag_types::{error, hash, item, limits, record};
 
 pub mod blob;
+#[cfg(feature = "std")]
+mod change;
 pub mod cite;
 pub mod dag;
 pub mod dirty;

@@ -554,15 +554,16 @@ impl Store {
         let slot = self
             .slot_of(id)
             .ok_or_else(|| Error::NotFound { id: id.into() })?;
-        if let Some(r) = self.slots[slot as usize].as_mut() {
-            #[cfg(feature = "std")]
-            self.search.text.remove(slot, r);
-            r.compact = compact;
-            #[cfg(feature = "std")]
-            self.search.text.add(slot, r);
+        #[cfg(feature = "std")]
+        return self.change_record(slot, None, |r| r.compact = compact);
+        #[cfg(not(feature = "std"))]
+        {
+            if let Some(r) = self.slots[slot as usize].as_mut() {
+                r.compact = compact;
+            }
+            self.mark_dirty(id);
+            Ok(())
         }
-        self.mark_dirty(id);
-        Ok(())
     }
 
     /// Whether there are changes not yet taken.

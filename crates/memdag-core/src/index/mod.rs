@@ -128,6 +128,16 @@ impl SearchIndex {
         self.vectors.remove(slot)
     }
 
+    /// Re-indexes the text and dedup key of the record in `slot`, which changed from `old` to
+    /// `new` (its vector and thread are the caller's: see `Store::change_record`).
+    pub(crate) fn change_text(&mut self, slot: Slot, old: &Record, new: &Record) {
+        self.text.remove(slot, old);
+        self.text.add(slot, new);
+        if let Some(key) = self.content.get_mut(slot as usize) {
+            *key = content_hash(new);
+        }
+    }
+
     /// The dedup key of a slot.
     pub(crate) fn content_of(&self, slot: Slot) -> u64 {
         self.content.get(slot as usize).copied().unwrap_or(0)

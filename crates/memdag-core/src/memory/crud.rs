@@ -301,56 +301,6 @@ impl Store {
         }
     }
 
-    /// Changes an item in place through `f`, keeping every index in step: the text index and
-    /// vector when the text changed (`vector`: a new one, else the built-in embedder's when
-    /// it is on, else the old one is kept), the item index always. Marks the record dirty.
-    pub(crate) fn change_item(
-        &mut self,
-        slot: Slot,
-        vector: Option<Vec<f32>>,
-        f: impl FnOnce(&mut Record),
-    ) -> Result<()> {
-        if let Some(v) = &vector {
-            self.search.vectors.check(v)?;
-        }
-        let Some(mut record) = self.slots[slot as usize].take() else {
-            return Err(Error::NotFound {
-                id: format!("slot {slot}"),
-            });
-        };
-        self.items.remove(slot, &record);
-        let before = record.input.clone();
-        f(&mut record);
-        let text_changed = record.input != before;
-        if text_changed {
-            let mut old = record.clone();
-            old.input = before;
-            self.search.text.remove(slot, &old);
-            self.search.text.add(slot, &record);
-        }
-        let reembed = text_changed && (vector.is_some() || self.search.auto_embed());
-        if reembed {
-            // The index keeps the store's only copy (see `SearchIndex::admit`). With no vector
-            // given, `admit` only embeds with the built-in embedder, which cannot fail.
-            record.embedding = None;
-            let new_vector = vector.or_else(|| self.search.admit(&mut record).unwrap_or(None));
-            if let Some((_, repaired)) = self.search.vectors.remove(slot) {
-                for node in repaired {
-                    self.dirty.mark(Touched::Node(node));
-                }
-            }
-            if let Some(v) = new_vector {
-                for node in self.search.vectors.add(slot, record.seq, &v) {
-                    self.dirty.mark(Touched::Node(node));
-                }
-            }
-        }
-        self.items.add(slot, &record);
-        self.dirty.mark(Touched::Record(record.id.clone()));
-        self.slots[slot as usize] = Some(record);
-        Ok(())
-    }
-
     /// The slot of a live item, else [`Error::NotFound`].
     pub(crate) fn item_slot(&self, id: &str) -> Result<Slot> {
         self.slot_of(id)
@@ -390,7 +340,7 @@ impl Store {
         }
         let at = update.at;
         let vector = update.embedding.clone();
-        self.change_item(slot, vector, |r| {
+        self.change_record(slot, vector, |r| {
             new_version(r, at);
             let meta = r.item.as_mut().expect("an item");
             if let Some(t) = update.text {
@@ -461,7 +411,7 @@ impl Store {
             ItemStatus::Expired => Action::Expired,
             ItemStatus::Active => Action::Updated,
         };
-        self.change_item(slot, None, |r| {
+        self.change_record(slot, None, |r| {
             let meta = r.item.as_mut().expect("an item");
             meta.status = status;
             meta.updated_at = at;

@@ -190,7 +190,7 @@ impl Store {
                 if keep_both {
                     let new_id = new_id.clone();
                     let reason = reason.clone();
-                    self.change_item(*old, None, |r| {
+                    self.change_record(*old, None, |r| {
                         let m = r.item.as_mut().expect("an item");
                         m.conflicts.push(new_id.clone());
                         m.log.push(Resolution {
@@ -215,7 +215,7 @@ impl Store {
             }
             let log_others = others.clone();
             let log_reason = reason.clone();
-            self.change_item(slot, None, |r| {
+            self.change_record(slot, None, |r| {
                 let m = r.item.as_mut().expect("an item");
                 if keep_both {
                     m.conflicts = log_others.clone();
@@ -253,7 +253,7 @@ impl Store {
             );
         }
         let slot = self.insert_item(new, meta)?;
-        self.change_item(slot, None, |r| {
+        self.change_record(slot, None, |r| {
             r.item.as_mut().expect("an item").log.push(Resolution {
                 at,
                 action: Action::Added,
@@ -317,7 +317,7 @@ impl Store {
         };
         let reason = String::from(reason);
         let source = new.sources.first().cloned();
-        self.change_item(slot, vector, |r| {
+        self.change_record(slot, vector, |r| {
             if let Some(t) = text {
                 new_version(r, at);
                 r.input = t;
