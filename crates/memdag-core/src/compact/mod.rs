@@ -24,7 +24,7 @@ use alloc::string::String;
 use crate::error::{Error, Result};
 use crate::record::{CompactNode, Record};
 use crate::store::Store;
-use crate::tokens::is_cjk;
+use crate::tokens::is_cjk_token;
 
 pub use extract::extract;
 pub use parse::parse_answer;
@@ -80,7 +80,7 @@ impl Language {
 pub fn detect_language(record: &Record) -> Language {
     let (mut letters, mut cjk, mut kana, mut hangul) = (0usize, 0usize, 0usize, 0usize);
     for c in record.input.chars().chain(record.output.chars()) {
-        if is_cjk(c) {
+        if is_cjk_token(c) {
             cjk += 1;
             letters += 1;
             match c as u32 {

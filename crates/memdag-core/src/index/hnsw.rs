@@ -23,7 +23,7 @@ use std::collections::BinaryHeap;
 use std::vec::Vec;
 
 use super::distance::{dot, scaled_similarity};
-use super::graph::{Near, Visited};
+use super::walk::{Near, Visited};
 
 /// A level value marking a deleted node.
 pub const FREE: u8 = u8::MAX;

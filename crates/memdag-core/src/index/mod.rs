@@ -11,12 +11,12 @@
 //! ```
 //!
 //! Nothing here names [`Store`]: each index works on [`Slot`]s and records, and the store
-//! calls it. Persistence goes through the source traits of [`persist`].
+//! calls it. Persistence goes through the source traits of [`restore`].
 //!
 //! - [`postings`]: the inverted index, scored with BM25F ([`bm25`]) over terms from the
 //!   CJK-aware [`analyzer`], with English inflections folded by its light stemmer;
 //! - [`vectors`]: the store's vectors (its only copy of them, each with its inverse norm), in
-//!   an incremental [`hnsw`] graph whose links are persisted (see [`persist`]), so opening a
+//!   an incremental [`hnsw`] graph whose links are persisted (see [`restore`]), so opening a
 //!   stored memory never rebuilds the graph;
 //! - [`embed`]: the built-in lexical embedder, used when the host gives no vectors and
 //!   [`SearchIndex::set_auto_embed`] is on;
@@ -33,16 +33,16 @@ pub mod bm25;
 pub mod derived;
 pub mod distance;
 pub mod embed;
-pub(crate) mod graph;
 pub mod hnsw;
 pub mod items;
 pub mod normalize;
-pub mod persist;
 pub mod postings;
+pub mod restore;
 pub mod stopwords;
 pub mod threads;
 pub mod topk;
 pub mod vectors;
+pub(crate) mod walk;
 
 use std::vec::Vec;
 

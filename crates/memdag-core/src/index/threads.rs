@@ -1,5 +1,5 @@
 //! Thread order for search: each record's thread, as a small number, and its neighbours in
-//! the thread, so thread context (`crate::search::context`) costs one array read per record.
+//! the thread, so thread context (`crate::search::thread_context`) costs one array read per record.
 //!
 //! Each thread keeps its records sorted by (creation time, sequence number), the order of the
 //! store's thread index; each slot keeps its thread number and the slots just before and after

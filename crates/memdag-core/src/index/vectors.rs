@@ -12,9 +12,9 @@ use std::format;
 use std::vec::Vec;
 
 use super::distance::{check_storable, inverse_norm, normalized};
-use super::graph::Near;
 use super::hnsw::{Hnsw, HnswParams};
 use super::topk::TopK;
+use super::walk::Near;
 use crate::error::{Error, Result};
 use memdag_types::Slot;
 

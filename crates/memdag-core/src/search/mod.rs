@@ -7,7 +7,7 @@
 //! This layer holds the queries only; they run over a [`Store`] and read the indexes it owns
 //! ([`crate::index`], the layer below the store):
 //! - [`query`]: the query and hit types;
-//! - [`searcher`]: runs a query (filters inside, fusion, [`context`] from the thread,
+//! - [`searcher`]: runs a query (filters inside, fusion, [`thread_context`],
 //!   `min_score`, dedup, [`snippet`]s); [`filter`]: the compiled filters;
 //! - [`grep`]: regular expressions over the raw logs.
 //!
@@ -18,19 +18,20 @@
 //! [`Store::search`]: crate::Store::search
 //! [`Store::grep`]: crate::Store::grep
 
-pub mod context;
 pub mod filter;
 pub mod grep;
 pub mod query;
 pub mod searcher;
 pub mod snippet;
+pub mod thread_context;
 
 // The indexes moved to `crate::index`; these names keep `memdag_core::search::…` paths.
 pub use crate::index::derived as keys;
+pub use crate::index::restore as persist;
 pub use crate::index::{
-    analyzer, bm25, distance, embed, hnsw, persist, postings, stopwords, threads, topk, vectors,
-    SearchIndex,
+    analyzer, bm25, distance, embed, hnsw, postings, stopwords, threads, topk, vectors, SearchIndex,
 };
+pub use thread_context as context;
 
 pub use crate::index::bm25::{Bm25Params, FieldWeights};
 pub use crate::index::embed::{embed as builtin_embed, BUILTIN_DIMENSION};

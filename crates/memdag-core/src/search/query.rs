@@ -132,10 +132,10 @@ pub struct SearchQuery {
     /// what it borrows from its thread when `context` or `thread_scope` is on).
     pub min_score: Option<f32>,
     /// Thread context, 0 to 1 (default 0.5; 0 turns it off): a record's score borrows this
-    /// share of its best thread neighbour's score. See [`crate::search::context`].
+    /// share of its best thread neighbour's score. See [`crate::search::thread_context`].
     pub context: f32,
     /// Thread scope, 0 to 1 (default 0.25; 0 turns it off): a record gains this share of the
-    /// best score in its thread among the candidates. See [`crate::search::context`].
+    /// best score in its thread among the candidates. See [`crate::search::thread_context`].
     pub thread_scope: f32,
     /// Drop English function words (`what`, `did`, `the`, ...) from the BM25 query unless
     /// it has nothing else (default true). See [`crate::index::stopwords`].

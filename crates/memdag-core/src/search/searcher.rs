@@ -3,7 +3,7 @@
 //! 1. Validate: a query needs text or an embedding; `k` in 1..=[`MAX_K`]; text at most
 //!    [`MAX_QUERY_BYTES`]; a vector finite, non-zero, in the store's dimension.
 //! 2. Collect candidates from each signal with the filter applied inside the index walk.
-//! 3. Context ([`super::context`]): add to the pool the thread neighbours that pass the
+//! 3. Context ([`super::thread_context`]): add to the pool the thread neighbours that pass the
 //!    filter of the candidates in the top `max(k, 10)` of either signal.
 //! 4. Give every pool member the exact score of each signal it lacks (BM25 by postings
 //!    lookup, cosine by one dot product); hybrid fuses them (weighted min-max or RRF).

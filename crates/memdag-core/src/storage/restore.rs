@@ -3,8 +3,8 @@
 
 use std::vec::Vec;
 
-use crate::index::persist::{GraphSource, VectorSource};
 use crate::index::postings::InvertedIndex;
+use crate::index::restore::{GraphSource, VectorSource};
 use crate::record::Record;
 use crate::store::Store;
 use memdag_types::Slot;

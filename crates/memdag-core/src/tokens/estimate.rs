@@ -6,7 +6,7 @@
 //! - one space: nothing (it joins the next word); a run of two or more: one token;
 //! - a run of other ASCII whitespace (newlines, tabs, mixed with spaces): one token;
 //! - any other ASCII char (punctuation): one token;
-//! - a CJK char ([`is_cjk`]): one token;
+//! - a CJK char ([`is_cjk_token`]): one token;
 //! - a run of other letters (accented Latin, Cyrillic, Greek, ...): one token per two;
 //! - any other char (emoji, symbols): two tokens.
 //!
@@ -20,8 +20,10 @@
 
 use alloc::vec::Vec;
 
-/// Whether `c` is a CJK ideograph, kana, hangul, or CJK/full-width punctuation.
-pub fn is_cjk(c: char) -> bool {
+/// Whether `c` counts as one token on its own: a CJK ideograph, kana, hangul, or CJK or
+/// full-width punctuation. Wider than the analyzer's `is_cjk` (letters only, which it cuts
+/// into bigrams): punctuation costs a token but is no term.
+pub fn is_cjk_token(c: char) -> bool {
     matches!(c as u32,
         0x1100..=0x11FF       // Hangul Jamo
         | 0x2E80..=0x2FDF     // CJK radicals, Kangxi
@@ -82,10 +84,10 @@ fn units(text: &str) -> impl Iterator<Item = Unit> + '_ {
         } else {
             let mut chars = text[start..].chars();
             let ch = chars.next()?;
-            if is_cjk(ch) {
+            if is_cjk_token(ch) {
                 unit(start + ch.len_utf8(), 1, 0)
             } else if ch.is_alphabetic() {
-                let other = |d: &char| !d.is_ascii() && d.is_alphabetic() && !is_cjk(*d);
+                let other = |d: &char| !d.is_ascii() && d.is_alphabetic() && !is_cjk_token(*d);
                 let (mut end, mut n) = (start + ch.len_utf8(), 1usize);
                 for d in chars.take_while(other) {
                     end += d.len_utf8();
@@ -138,4 +140,10 @@ pub fn suffix_start(text: &str, max: usize) -> usize {
         used += u.tokens;
     }
     0
+}
+
+/// The old name of [`is_cjk_token`].
+#[deprecated(note = "named is_cjk_token: the analyzer's is_cjk is another range")]
+pub fn is_cjk(c: char) -> bool {
+    is_cjk_token(c)
 }

@@ -15,7 +15,8 @@ mod exact;
 
 use serde::{Deserialize, Serialize};
 
-pub use estimate::{estimate, is_cjk};
+#[allow(deprecated)]
+pub use estimate::{estimate, is_cjk, is_cjk_token};
 
 /// A BPE vocabulary of the OpenAI tokenizers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
