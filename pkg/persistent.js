@@ -50,7 +50,7 @@
 // as raw bytes) the core seals every value it writes and opens every value it loads, exports
 // included; the flush counter `sync/generation` stays plain. The key is kept in this object
 // for reloads; a missing or wrong key rejects `open` with `LOCKED`.
-import { IndexedDbStorage, Memory, decodeSnapshot, recallMatchText } from './dist/memdag_wasm.js';
+import { IndexedDbStorage, Memory, decodeSnapshot, headKey, recallMatchText, searchWantsVector } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
 import { EmbedBatcher, completeChecked, turnText } from './host.js';
 import { llmExtraction } from './learn.js';
@@ -83,7 +83,8 @@ const WRITES = ['applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob']
 const DATA_CODES = new Set(['LOCKED', 'CORRUPT_DATA', 'UNSUPPORTED_VERSION']);
 
 /** The commit key of the core (see the core's `keys` module). */
-const HEAD_KEY = 'head';
+// The core's key of the commit, read first (see memdag-core's `keys`).
+const HEAD_KEY = headKey();
 
 /** A stand-in vector for the listing pass of a reindex, whose vectors are never used. */
 const FILLER = new Float32Array([1]);
@@ -460,7 +461,7 @@ export class PersistentMemory extends EventTarget {
 
   /** `search`, embedding the query text with the host's `embed` for vector and hybrid modes. */
   async searchAsync(query) {
-    if (this.#embedder && query?.embedding == null && query?.text && query.mode !== 'bm25') {
+    if (this.#embedder && query != null && searchWantsVector(query)) {
       query = { ...query, embedding: await this.#embedder.one(query.text) };
     }
     return this.#core.search(query);

@@ -58,6 +58,14 @@ test('the host embedder is called once per batch, and its vectors are used', asy
   assert.equal(calls.length, 3, 'the query is embedded by the host');
   assert.equal(hits[0].id, b.id);
   assert.equal(mem.dimension, 3);
+  // The core's rule decides whether a query is embedded (the component follows the same one):
+  // not for bm25, not for text that is only whitespace, not when the query brings a vector.
+  await mem.searchAsync({ text: 'bbbb', mode: 'bm25', k: 1 });
+  await mem.searchAsync({ text: ' \t\n', mode: 'hybrid', k: 1 });
+  await mem.searchAsync({ text: 'bbbb', mode: 'vector', embedding: new Float32Array([4, 1, 0]), k: 1 });
+  assert.equal(calls.length, 3, 'none of these three queries is embedded');
+  await mem.searchAsync({ text: ' bbbb ', k: 1 });
+  assert.equal(calls.length, 4, 'the default mode embeds text');
 
   const failing = await Memory.open({ name: fresh(), storage: new MemoryStorage(), embed: async () => { throw new Error('model down'); } });
   const e = await rejection(failing.add({ thread: 't', input: 'z' }));

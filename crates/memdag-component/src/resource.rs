@@ -162,8 +162,8 @@ impl MemoryStore {
     /// A WIT search query as the core's, with the host's vector of its text when asked to.
     fn core_search(&self, query: SearchQuery) -> Result<memdag_core::search::SearchQuery, Error> {
         let mut query = convert::query::search_query(query);
-        if query.mode != memdag_core::search::SearchMode::Bm25 {
-            self.embed_query(&query.text.clone(), &mut query.embedding)?;
+        if self.embeddings == Embeddings::Host && query.wants_vector() {
+            query.embedding = Some(embed::text(&query.text).map_err(|e| convert::error(&e))?);
         }
         Ok(query)
     }

@@ -312,3 +312,23 @@ proptest! {
         same_results(&s, &loaded, &queries);
     }
 }
+
+#[test]
+fn a_query_wants_a_vector_only_for_vector_modes_and_text_with_words() {
+    let q = |text: &str, mode: SearchMode| SearchQuery {
+        text: text.into(),
+        mode,
+        ..SearchQuery::default()
+    };
+    assert!(q("deploy", SearchMode::Hybrid).wants_vector());
+    assert!(q(" deploy ", SearchMode::Vector).wants_vector());
+    assert!(!q("deploy", SearchMode::Bm25).wants_vector());
+    for blank in ["", " ", "\t\n", "\u{3000}"] {
+        assert!(!q(blank, SearchMode::Hybrid).wants_vector(), "{blank:?}");
+    }
+    let given = SearchQuery {
+        embedding: Some(vec![1.0, 0.0]),
+        ..q("deploy", SearchMode::Vector)
+    };
+    assert!(!given.wants_vector(), "a query with its own vector is not embedded");
+}

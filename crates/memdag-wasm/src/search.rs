@@ -152,6 +152,19 @@ fn query_from_js(query: JsValue) -> Result<SearchQuery, JsValue> {
         .into_query(crate::clock::now))
 }
 
+/// Whether a host with an embedder should embed `query`'s text before searching: the core's
+/// rule ([`SearchQuery::wants_vector`]), for `PersistentMemory.searchAsync`.
+#[wasm_bindgen(js_name = searchWantsVector)]
+pub fn search_wants_vector(query: JsValue) -> Result<bool, JsValue> {
+    Ok(query_from_js(query)?.wants_vector())
+}
+
+/// The storage key of a store's commit (`head`), for hosts that read it first.
+#[wasm_bindgen(js_name = headKey)]
+pub fn head_key() -> String {
+    memdag_core::keys::HEAD_KEY.to_string()
+}
+
 /// A time expression with its byte offsets into `text` made UTF-16 offsets.
 fn time_to_utf16(text: &str, mut t: TimeExpr) -> TimeExpr {
     let units = |byte: usize| text.get(..byte).map_or(byte, |p| p.encode_utf16().count());

@@ -156,6 +156,15 @@ pub struct SearchQuery {
     pub time: TimeUse,
 }
 
+impl SearchQuery {
+    /// Whether a host with an embedder should give this query a vector before it runs: it
+    /// has none, its mode uses vectors, and its text holds more than whitespace. The one rule
+    /// every face follows (the component's `search`, the JS package's `searchAsync`).
+    pub fn wants_vector(&self) -> bool {
+        self.embedding.is_none() && self.mode != SearchMode::Bm25 && !self.text.trim().is_empty()
+    }
+}
+
 impl Default for SearchQuery {
     fn default() -> Self {
         SearchQuery {
