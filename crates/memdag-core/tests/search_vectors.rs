@@ -330,5 +330,8 @@ fn a_query_wants_a_vector_only_for_vector_modes_and_text_with_words() {
         embedding: Some(vec![1.0, 0.0]),
         ..q("deploy", SearchMode::Vector)
     };
-    assert!(!given.wants_vector(), "a query with its own vector is not embedded");
+    assert!(
+        !given.wants_vector(),
+        "a query with its own vector is not embedded"
+    );
 }
