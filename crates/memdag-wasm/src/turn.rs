@@ -156,6 +156,19 @@ pub fn widen(x: f32) -> f64 {
     wide
 }
 
+/// The record of an [`Added`] (see `crate::cite`) with its `dropped` parents as a property.
+pub fn added_to_js(store: &Store, added: &Added) -> Result<JsValue, Error> {
+    let js = record_to_js(store, &added.record)?;
+    let dropped: Array = added
+        .dropped
+        .iter()
+        .map(|id| JsValue::from_str(id))
+        .collect();
+    Reflect::set(&js, &JsValue::from_str("dropped"), &dropped)
+        .map_err(|_| Error::invalid("could not set dropped"))?;
+    Ok(js)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,17 +222,4 @@ mod tests {
         let e = turn_from_fields(fields(json!({"thread": "t", "parent": "p"})), None, || 0);
         assert_eq!(e.unwrap_err().code(), "INVALID_INPUT");
     }
-}
-
-/// The record of an [`Added`] (see `crate::cite`) with its `dropped` parents as a property.
-pub fn added_to_js(store: &Store, added: &Added) -> Result<JsValue, Error> {
-    let js = record_to_js(store, &added.record)?;
-    let dropped: Array = added
-        .dropped
-        .iter()
-        .map(|id| JsValue::from_str(id))
-        .collect();
-    Reflect::set(&js, &JsValue::from_str("dropped"), &dropped)
-        .map_err(|_| Error::invalid("could not set dropped"))?;
-    Ok(js)
 }
