@@ -21,6 +21,13 @@ ensure_rust_targets
   ensure_npm_tree tests/worker "miniflare with workerd"
 ) >"$installs_log" 2>&1 &
 installs=$!
+# A failing step ends the run: the installs (npm and its children) end with it, not after it.
+kill_tree() {
+  local child
+  for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+trap 'kill_tree $installs; rm -f "$MEMDAG_SKIPPED_FILE" "$MEMDAG_STEP_LOG" "$installs_log"' EXIT
 ensure_wasm_bindgen
 
 step "cargo fmt --check"
