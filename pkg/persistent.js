@@ -82,10 +82,6 @@ const WRITES = ['applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob']
 /** Codes of the core about stored data (from `keysToRead` while reading): not storage errors. */
 const DATA_CODES = new Set(['LOCKED', 'CORRUPT_DATA', 'UNSUPPORTED_VERSION']);
 
-/** The commit key of the core (see the core's `keys` module). */
-// The core's key of the commit, read first (see memdag-core's `keys`).
-const HEAD_KEY = headKey();
-
 /** A stand-in vector for the listing pass of a reindex, whose vectors are never used. */
 const FILLER = new Float32Array([1]);
 
@@ -119,6 +115,9 @@ function loadCore(entries, storage, key, limits) {
  * newer than `head`: the core must see them all to keep the newest commit). */
 async function readStore(storage, key) {
   if (storage.boundedOpen) {
+    // The core's key of the commit, read first (asked when the wasm module is running: a
+    // browser instantiates it after this module loads).
+    const HEAD_KEY = headKey();
     const head = await storage.load(HEAD_KEY);
     let plan = null;
     if (head) {
