@@ -146,8 +146,8 @@ test('the rules learn from English and Chinese turns', () => {
   const en = mem.extract({ thread: 'en' });
   assert.equal(en.turns, 2);
   assert.deepEqual(en.learned.map((l) => [l.outcome, l.item.text]), [
-    ['added', 'I am allergic to peanuts'],
-    ['added', 'I prefer dark mode in every editor'],
+    ['added', 'Ada is allergic to peanuts'],
+    ['added', 'Ada prefers dark mode in every editor'],
   ]);
   assert.ok(en.learned.every((l) => l.item.kind === 'personal' && l.item.user === 'ada' && l.item.createdAt === T0));
 

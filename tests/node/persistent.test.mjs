@@ -61,7 +61,7 @@ test('the host embedder is called once per batch, and its vectors are used', asy
   // The core's rule decides whether a query is embedded (the component follows the same one):
   // not for bm25, not for text that is only whitespace, not when the query brings a vector.
   await mem.searchAsync({ text: 'bbbb', mode: 'bm25', k: 1 });
-  await mem.searchAsync({ text: ' \t\n', mode: 'hybrid', k: 1 });
+  assert.equal((await rejection(mem.searchAsync({ text: ' \t\n', mode: 'hybrid', k: 1 }))).code, 'INVALID_INPUT');
   await mem.searchAsync({ text: 'bbbb', mode: 'vector', embedding: new Float32Array([4, 1, 0]), k: 1 });
   assert.equal(calls.length, 3, 'none of these three queries is embedded');
   await mem.searchAsync({ text: ' bbbb ', k: 1 });

@@ -312,3 +312,32 @@ fn a_past_home_is_something_that_happened_not_a_residence() {
         ["Ada lived in Tokyo for two years back in college"]
     );
 }
+
+#[test]
+fn an_order_with_a_condition_on_the_listener_is_an_instruction_and_pep_talk_is_not() {
+    // The "you" of a condition is the agent being told when to do it.
+    for (input, text) in [
+        (
+            "Always run the tests before you deploy.",
+            "Always run the tests before you deploy",
+        ),
+        (
+            "Never push when you are unsure.",
+            "Never push when you are unsure",
+        ),
+    ] {
+        let found = extract(&turn(input));
+        assert_eq!(
+            found.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(),
+            [text],
+            "{input}"
+        );
+    }
+    // Said of the listener, it is encouragement: nothing to remember.
+    for input in [
+        "Never give up on your dreams.",
+        "Always remember you are loved.",
+    ] {
+        assert!(extract(&turn(input)).is_empty(), "{input}");
+    }
+}

@@ -378,9 +378,7 @@ fn instruction(c: &str, l: &str, rest: &[&str]) -> Option<Vec<Extracted>> {
             | "stopped"
     ) || next.ends_with("ed")
         || content.starts_with("give up")
-        || content
-            .split_whitespace()
-            .any(|w| matches!(w, "you" | "your" | "ya" | "u")))
+        || addresses_the_listener(content))
     {
         return None;
     }
@@ -407,6 +405,26 @@ fn instruction(c: &str, l: &str, rest: &[&str]) -> Option<Vec<Extracted>> {
         standing: true,
         ..Extracted::personal(text)
     }])
+}
+
+/// Whether an "always …" / "never …" speaks of the listener ("never give up on your dreams",
+/// "always remember you are loved"): pep talk, not an order. A "you" in a condition of the
+/// order ("always run the tests before you deploy", "never push when you are unsure") is the
+/// agent being told when, and does not count.
+fn addresses_the_listener(content: &str) -> bool {
+    let mut condition = false;
+    for w in content.split_whitespace() {
+        let w = w.trim_matches(|ch: char| !ch.is_alphanumeric());
+        if matches!(
+            w,
+            "before" | "after" | "when" | "whenever" | "if" | "unless" | "until" | "while" | "once"
+        ) {
+            condition = true;
+        } else if matches!(w, "you" | "your" | "ya" | "u") && !condition {
+            return true;
+        }
+    }
+    false
 }
 
 /// "answer in Spanish", "reply to me in French": the language to reply in.
