@@ -653,6 +653,8 @@ export interface NewItem {
   tool?: string | null;
   /** 0 to 1 (default 0.5). */
   importance?: number | null;
+  /** How likely it is true and lasting, 0 to 1 (default 1: the caller states it). */
+  confidence?: number | null;
   /** When it was said (ms); default `Date.now()`. */
   createdAt?: number;
   /** The turns it was learned from; each must exist. */
@@ -726,6 +728,9 @@ export interface MemoryItem {
   validUntil?: number;
   /** How many later items said the same thing. */
   corroborations: number;
+  /** How likely it is true and lasting, 0 to 1: 1 for a caller's item, the rules' or the
+   * LLM's for a learned one, raised by each corroboration (`1 − (1 − c)(1 − c_new)`). */
+  confidence: number;
   lastSeen: number;
   expiresAt?: number;
   /** The item that replaced this one. */
@@ -843,6 +848,8 @@ export interface MemoryConfig {
   halfLifeMs: Partial<Record<ItemKind, number>>;
   /** Entity aliases: alias → canonical name. */
   aliases: Record<string, string>;
+  /** The least confidence of an item recall's known section shows (default 0.6). */
+  recallConfidence: number;
 }
 
 /** Which turns to learn from: the given ids, or every turn of a thread and/or user. */

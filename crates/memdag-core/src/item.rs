@@ -213,6 +213,11 @@ pub struct ItemMeta {
     pub valid_until: Option<i64>,
     /// How many times a later item said the same thing.
     pub corroborations: u32,
+    /// How likely the item is true and lasting, 0 to 1: 1 for a caller's item, the rule's or
+    /// the LLM's confidence for a learned one, raised by each corroboration (the chance that
+    /// not every source is wrong: `1 − (1 − c)(1 − c_new)`). Recall's known section shows only
+    /// items at or above [`MemoryConfig::recall_confidence`](crate::memory::MemoryConfig).
+    pub confidence: f32,
     /// When a turn last said it (creation or corroboration).
     pub last_seen: i64,
     /// When the item expires (its time to live), if ever.
@@ -250,6 +255,7 @@ impl Default for ItemMeta {
             valid_from: 0,
             valid_until: None,
             corroborations: 0,
+            confidence: 1.0,
             last_seen: 0,
             expires_at: None,
             superseded_by: None,
@@ -296,6 +302,8 @@ pub struct NewItem {
     pub tool: Option<String>,
     /// 0 to 1 (default 0.5).
     pub importance: Option<f32>,
+    /// How likely it is true and lasting, 0 to 1 (default 1: a caller states it).
+    pub confidence: Option<f32>,
     /// When it was said (ms since the epoch). Faces default it to the host clock.
     pub created_at: i64,
     /// The turns it was learned from; each must exist.

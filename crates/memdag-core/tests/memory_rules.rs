@@ -3,8 +3,12 @@
 //! the user should give nothing.
 
 use memdag_core::item::ItemKind;
-use memdag_core::memory::rules::extract;
+use memdag_core::memory::rules::{self, Extracted, Speaker};
 use memdag_core::{Record, Step};
+
+fn extract(record: &Record) -> Vec<Extracted> {
+    rules::extract(record, &Speaker { name: "Ada" })
+}
 
 fn turn(input: &str) -> Record {
     Record {
@@ -215,7 +219,6 @@ const NOTHING: &[&str] = &[
     "I might move to Denver next year",
     "Can you remind me what my name is?",
     "thanks!",
-    "I lived in Tokyo for two years back in college.",
     "Is it true that you live in the cloud?",
     "我妈妈住在上海。",
     "如果我去日本，需要签证吗？",
@@ -296,4 +299,16 @@ fn an_eye_rolled_love_is_no_preference() {
     ))
     .is_empty());
     assert!(!extract(&turn("I just love dark chocolate")).is_empty());
+}
+
+#[test]
+fn a_past_home_is_something_that_happened_not_a_residence() {
+    let found = extract(&turn("I lived in Tokyo for two years back in college."));
+    assert!(found
+        .iter()
+        .all(|e| e.relation.as_deref() != Some("residence")));
+    assert_eq!(
+        found.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(),
+        ["Ada lived in Tokyo for two years back in college"]
+    );
 }

@@ -30,6 +30,7 @@ pub fn new_item(kind: ItemKind, user: &str, text: &str) -> NewItem {
         task: None,
         tool: None,
         importance: None,
+        confidence: None,
         created_at: now_ms(),
         sources: Vec::new(),
         tags: Vec::new(),

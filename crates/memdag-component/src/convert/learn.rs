@@ -32,6 +32,7 @@ pub fn config(c: wit::MemoryConfig) -> MemoryConfig {
             .map(|(k, ms)| (kind(k), ms))
             .collect(),
         aliases: c.aliases.into_iter().collect(),
+        recall_confidence: c.recall_confidence,
     }
 }
 
@@ -59,6 +60,7 @@ pub fn config_out(c: MemoryConfig) -> wit::MemoryConfig {
             .map(|(k, ms)| (kind_out(k), ms))
             .collect(),
         aliases: c.aliases.into_iter().collect(),
+        recall_confidence: c.recall_confidence,
     }
 }
 

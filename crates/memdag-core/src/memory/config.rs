@@ -58,6 +58,11 @@ pub struct MemoryConfig {
     /// Entity aliases the host declares: alias → canonical name (see
     /// [`crate::memory::normalize`]).
     pub aliases: BTreeMap<String, String>,
+    /// The least confidence of an item that recall's known section shows (items below it
+    /// are kept, listed and searched, and shown once corroboration raises them). The
+    /// default, 0.6, is where the rules' items on annotated conversations are mostly facts a
+    /// careful reader notes (see `memdag-bench --memory`).
+    pub recall_confidence: f32,
 }
 
 impl Default for MemoryConfig {
@@ -86,6 +91,7 @@ impl Default for MemoryConfig {
             ttl_ms: BTreeMap::new(),
             half_life_ms: BTreeMap::new(),
             aliases: BTreeMap::new(),
+            recall_confidence: 0.6,
         }
     }
 }
@@ -97,6 +103,9 @@ impl MemoryConfig {
             return Err(Error::invalid(
                 "dedupCosine and dedupOverlap must be in 0..=1",
             ));
+        }
+        if !(0.0..=1.0).contains(&self.recall_confidence) {
+            return Err(Error::invalid("recallConfidence must be in 0..=1"));
         }
         if self
             .ttl_ms

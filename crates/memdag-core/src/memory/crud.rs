@@ -195,6 +195,12 @@ impl Store {
         if new.ttl_ms.is_some_and(|t| t <= 0) {
             return Err(Error::invalid("ttlMs must be positive"));
         }
+        let confidence = new.confidence.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&confidence) {
+            return Err(Error::invalid(format!(
+                "confidence must be in 0..=1, got {confidence}"
+            )));
+        }
         let mut sources: Vec<String> = Vec::with_capacity(new.sources.len());
         let mut seen = BTreeSet::new();
         for s in &new.sources {
@@ -235,6 +241,7 @@ impl Store {
                 .ttl_ms
                 .or_else(|| self.memory_config().ttl_ms.get(&meta.kind).copied());
             meta.expires_at = ttl.map(|t| new.created_at.saturating_add(t));
+            meta.confidence = confidence;
             meta.updated_at = new.created_at;
             meta.valid_from = new.created_at;
             meta.last_seen = new.created_at;

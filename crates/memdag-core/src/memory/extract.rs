@@ -96,12 +96,36 @@ impl Store {
         Ok(turns)
     }
 
+    /// The name items about `user` use: their active `name` item's value, else the user id
+    /// when it reads as a name ([`rules::voice::display_name`]).
+    pub fn speaker_name(&self, user: &str) -> String {
+        let stated = self
+            .items
+            .with_relation(user, "", "name")
+            .into_iter()
+            .filter_map(|s| self.slot(s))
+            .filter(|r| {
+                r.item
+                    .as_ref()
+                    .is_some_and(|m| m.status == ItemStatus::Active)
+            })
+            .max_by_key(|r| (r.created_at, r.seq))
+            .and_then(|r| r.item.as_ref().and_then(|m| m.object.clone()));
+        rules::voice::display_name(user, stated.as_deref())
+    }
+
+    /// What the rules find in one turn, said by its user.
+    fn rules_of(&self, t: &Record) -> Vec<Extracted> {
+        let name = self.speaker_name(&t.user);
+        rules::extract(t, &rules::Speaker { name: &name })
+    }
+
     /// What the rules propose for the turns a query names, without learning it.
     pub fn propose(&self, q: &ExtractQuery) -> Result<Vec<NewItem>> {
         let kinds = q.kinds();
         let mut out = Vec::new();
         for t in self.extract_turns(q)? {
-            for e in rules::extract(t) {
+            for e in self.rules_of(t) {
                 if kinds.contains(&e.kind) && !e.retract {
                     out.push(proposal(t, e));
                 }
@@ -118,7 +142,7 @@ impl Store {
         let turns = self.extract_turns(q)?;
         let count = turns.len();
         for t in turns {
-            for e in rules::extract(t) {
+            for e in self.rules_of(t) {
                 if kinds.contains(&e.kind) {
                     let p = proposal(t, e.clone());
                     steps.push((t.id.clone(), e, p));
@@ -276,6 +300,11 @@ fn proposal(t: &Record, e: Extracted) -> NewItem {
         object: e.object,
         task: e.task,
         tool: e.tool,
+        confidence: Some(e.confidence),
+        tags: e
+            .class
+            .map(|c| std::vec![c.relation().into()])
+            .unwrap_or_default(),
         created_at: t.created_at,
         sources: std::vec![t.id.clone()],
         ..NewItem::default()

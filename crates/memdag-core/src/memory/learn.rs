@@ -331,6 +331,7 @@ impl Store {
             let m = r.item.as_mut().expect("an item");
             if outcome == Outcome::Corroborated {
                 m.corroborations += 1;
+                m.confidence = corroborated(m.confidence, new.confidence.unwrap_or(1.0));
             }
             m.last_seen = m.last_seen.max(at);
             m.log.push(Resolution {
@@ -516,6 +517,13 @@ impl Store {
         }
         (Verdict::Unrelated, String::new())
     }
+}
+
+/// The confidence of an item said again by a source of confidence `by`: the chance that not
+/// both are wrong, `1 − (1 − c)(1 − by)`, each clamped to 0..=1.
+pub(crate) fn corroborated(c: f32, by: f32) -> f32 {
+    let (c, by) = (c.clamp(0.0, 1.0), by.clamp(0.0, 1.0));
+    1.0 - (1.0 - c) * (1.0 - by)
 }
 
 /// Whether a statement is negated: an English negation word or a Chinese negation character.

@@ -5,7 +5,7 @@
 //! procedural, tool and fact items (and any personal ones) that match the query text, with
 //! their relevance: sharing a term with it, or a cosine of at least `MATCHING_COSINE` (0.35).
 //! The nearest of a few unrelated items is no match. Expired items (at the query's `now`) are left out; so are items of other
-//! users.
+//! users, and items whose confidence is below the memory settings' `recallConfidence`.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -35,6 +35,9 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
     for hit in search_hits(store, q, filter, q.known_limit.saturating_mul(2))? {
         relevance.insert(&hit.0.id, hit);
     }
+    // Items the rules or an LLM were unsure of wait for corroboration before they show.
+    let least = store.memory_config().recall_confidence;
+    relevance.retain(|_, (r, _, _)| r.item.as_ref().is_none_or(|m| m.confidence >= least));
     let mut personal: Vec<&'a Record> = Vec::new();
     if !q.user.is_empty() {
         for slot in store.item_slots(Some(&q.user)) {
@@ -42,6 +45,7 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
             let Some(m) = &r.item else { continue };
             if m.kind == ItemKind::Personal
                 && m.status == ItemStatus::Active
+                && m.confidence >= least
                 && !is_expired(m, q.now)
                 && r.visible_to(&q.user)
             {

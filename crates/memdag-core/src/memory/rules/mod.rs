@@ -22,11 +22,18 @@
 //! object contradicts it. A retraction ("I don't mind cilantro anymore") is an extraction with
 //! [`Extracted::retract`] set: it ends the matching item and adds none.
 
+mod chat;
+mod chat_words;
+mod chat_zh;
 mod chinese;
 mod english;
 mod lexicon;
 pub mod steps;
 mod text;
+pub mod voice;
+mod when;
+
+pub use chat::Class;
 
 use std::string::String;
 use std::vec::Vec;
@@ -50,6 +57,24 @@ pub struct Extracted {
     /// A standing instruction ("from now on …"): a short fragment after it ("Bullet points
     /// only.") belongs to it.
     pub standing: bool,
+    /// How likely it is a lasting fact about the user, 0 to 1 (see [`Class::confidence`]
+    /// for conversational statements; the profile patterns, instructions and tool lessons
+    /// are [`PATTERN_CONFIDENCE`]).
+    pub confidence: f32,
+    /// What a conversational statement tells ([`Class`]); none for the profile patterns.
+    /// Its name becomes the item's tag, so that events, plans and the like can be listed.
+    pub class: Option<Class>,
+}
+
+/// The confidence of an item a profile pattern, an instruction or a tool lesson gives: they
+/// match explicit statements ("my name is …", "always …") or what the tools did.
+pub const PATTERN_CONFIDENCE: f32 = 0.9;
+
+/// Who is speaking in a turn, for the conversational statements.
+#[derive(Debug, Clone, Copy)]
+pub struct Speaker<'a> {
+    /// The name items about them use ([`voice::display_name`]).
+    pub name: &'a str,
 }
 
 impl Extracted {
@@ -65,6 +90,8 @@ impl Extracted {
             subject: None,
             retract: false,
             standing: false,
+            confidence: PATTERN_CONFIDENCE,
+            class: None,
         }
     }
 
@@ -76,16 +103,21 @@ impl Extracted {
     }
 }
 
-/// The items one turn states.
-pub fn extract(record: &Record) -> Vec<Extracted> {
+/// The items one turn states, said by `speaker`.
+pub fn extract(record: &Record, speaker: &Speaker) -> Vec<Extracted> {
     let mut out = steps::from_steps(&record.steps);
     let cleaned = text::clean(&record.input);
     // The instruction the previous sentence gave, which a fragment may complete.
     let mut standing: Option<usize> = None;
     let greeted = text::greets(&cleaned);
-    for sentence in text::sentences(&cleaned) {
+    let said = chat::Speaker {
+        name: speaker.name,
+        at: record.created_at,
+    };
+    for (sentence, asked) in text::sentences_marked(&cleaned) {
+        let before = out.len();
         if let Some(k) = standing.take() {
-            if text::is_fragment(sentence) {
+            if !asked && text::is_fragment(sentence) {
                 let joiner = if text::is_cjk_text(sentence) {
                     "。"
                 } else {
@@ -118,6 +150,15 @@ pub fn extract(record: &Record) -> Vec<Extracted> {
                 out.push(e);
             }
         }
+        // A sentence no profile pattern matched may still tell something about the speaker.
+        if out.len() == before && !ironic {
+            let told = if text::is_cjk_text(sentence) {
+                chat_zh::statement(sentence, asked, &said)
+            } else {
+                chat::statement(sentence, asked, &said)
+            };
+            out.extend(told);
+        }
     }
     let mut kept: Vec<Extracted> = Vec::with_capacity(out.len());
     for e in out {
@@ -130,5 +171,29 @@ pub fn extract(record: &Record) -> Vec<Extracted> {
             kept.push(e);
         }
     }
+    for e in &mut kept {
+        // A preference or fact kept in the user's own words is retold about them; standing
+        // instructions stay as the user gave them, and templated texts ("Lives in Berlin")
+        // already are about them.
+        if e.kind == ItemKind::Personal && !e.standing && !e.retract && e.class.is_none() {
+            e.text = about_speaker(&e.text, speaker.name);
+        }
+    }
     kept
+}
+
+/// A first-person text ("I love hiking", "我不吃香菜") retold about `name`; any other text as
+/// it is.
+fn about_speaker(text: &str, name: &str) -> String {
+    let lower = text.trim_start().to_ascii_lowercase();
+    let english = ["i ", "i'", "my ", "we ", "we'", "our ", "im "]
+        .iter()
+        .any(|p| lower.starts_with(p));
+    if english {
+        voice::english(text, name)
+    } else if text.trim_start().starts_with('我') {
+        voice::chinese(text, name)
+    } else {
+        String::from(text)
+    }
 }

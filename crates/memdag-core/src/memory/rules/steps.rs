@@ -62,6 +62,8 @@ pub fn from_steps(steps: &[Step]) -> Vec<Extracted> {
                     tool: Some(failed.tool.clone()),
                     retract: false,
                     standing: false,
+                    confidence: super::PATTERN_CONFIDENCE,
+                    class: None,
                 });
             }
             continue;
@@ -86,6 +88,8 @@ pub fn from_steps(steps: &[Step]) -> Vec<Extracted> {
             tool: Some(failed.tool.clone()),
             retract: false,
             standing: false,
+            confidence: super::PATTERN_CONFIDENCE,
+            class: None,
         });
     }
     out

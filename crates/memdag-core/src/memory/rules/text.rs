@@ -26,8 +26,9 @@ const TRANSFORM: [&str; 12] = [
     "校对",
 ];
 
-/// The input without quoted passages, and without the payload of a request to translate or
-/// rewrite a text (everything after its colon).
+/// The input without quoted passages and bracketed asides ("[shares a photo of …]"), and
+/// without the payload of a request to translate or rewrite a text (everything after its
+/// colon).
 pub fn clean(input: &str) -> String {
     let lower = input.to_ascii_lowercase();
     let mut text: &str = input;
@@ -40,6 +41,7 @@ pub fn clean(input: &str) -> String {
     }
     let mut out = String::with_capacity(text.len());
     let mut quote: Option<char> = None;
+    let mut quoted = String::new();
     for c in text.chars() {
         match (quote, c) {
             (None, '"' | '“' | '「' | '『' | '«') => {
@@ -53,9 +55,17 @@ pub fn clean(input: &str) -> String {
             }
             (Some(end), _) if c == end => {
                 quote = None;
-                out.push(' ');
+                if end != ']' && is_title(&quoted) {
+                    out.push('"');
+                    out.push_str(quoted.trim());
+                    out.push('"');
+                } else {
+                    out.push(' ');
+                }
+                quoted.clear();
             }
-            (Some(_), _) => {}
+            (Some(_), _) => quoted.push(c),
+            (None, '[') => quote = Some(']'),
             (None, '😂' | '🤣' | '😆' | '😜' | '🙃') => out.push_str(" lol "),
             (None, _) if is_emoji(c) => out.push(' '),
             (None, _) => out.push(c),
@@ -64,13 +74,39 @@ pub fn clean(input: &str) -> String {
     out
 }
 
+/// Whether a quoted passage is a title ("Becoming Nicole", "Charlotte's Web") rather than
+/// someone's words: at most six words, no sentence end, no first or second person.
+fn is_title(quoted: &str) -> bool {
+    let words: Vec<&str> = quoted.split_whitespace().collect();
+    !words.is_empty()
+        && words.len() <= 6
+        && !quoted.contains(['.', '!', '?', '。', '！', '？', ',', '，'])
+        && !words.iter().any(|w| {
+            let w = w.to_lowercase();
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+            matches!(
+                w,
+                "i" | "i'm" | "me" | "my" | "we" | "you" | "your" | "im" | "i'll"
+            ) || w.starts_with("i'")
+                || w.contains('我')
+                || w.contains('你')
+        })
+}
+
 /// Pictographs and their joiners: they end no clause and state nothing.
 fn is_emoji(c: char) -> bool {
     matches!(c as u32, 0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F | 0x200D | 0x2B50 | 0x2B55)
 }
 
 /// The sentences of a text, trimmed, without empty ones.
+#[cfg(test)]
 pub fn sentences(text: &str) -> Vec<&str> {
+    sentences_marked(text).into_iter().map(|(s, _)| s).collect()
+}
+
+/// The sentences of a text, trimmed, without empty ones, each with whether it ended with a
+/// question mark.
+pub fn sentences_marked(text: &str) -> Vec<(&str, bool)> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
@@ -90,12 +126,26 @@ pub fn sentences(text: &str) -> Vec<&str> {
             _ => false,
         };
         if end {
-            push_trimmed(&mut out, &text[start..i]);
+            let asked = matches!(c, '?' | '？');
+            let before = out.len();
+            push_marked(&mut out, &text[start..i], asked);
+            // "Really?!": the question mark of the run belongs to the sentence before it.
+            if before == out.len() && asked {
+                if let Some(last) = out.last_mut() {
+                    last.1 = true;
+                }
+            }
             start = i + c.len_utf8();
         }
     }
-    push_trimmed(&mut out, &text[start..]);
+    push_marked(&mut out, &text[start..], false);
     out
+}
+
+fn push_marked<'a>(out: &mut Vec<(&'a str, bool)>, s: &'a str, asked: bool) {
+    let mut plain = Vec::new();
+    push_trimmed(&mut plain, s);
+    out.extend(plain.into_iter().map(|t| (t, asked)));
 }
 
 /// The clauses of a sentence: cut at commas and colons, and before an English "and", "but"
@@ -327,6 +377,22 @@ mod tests {
         assert_eq!(
             clean("把这句话翻译成英文：我住在西安"),
             "把这句话翻译成英文"
+        );
+        assert_eq!(
+            clean("I loved \"Becoming Nicole\" so much [shares a photo of a dog]"),
+            "I loved \"Becoming Nicole\" so much  "
+        );
+    }
+
+    #[test]
+    fn a_question_mark_marks_its_sentence() {
+        assert_eq!(
+            sentences_marked("I went to Rome. Have you been?! It was great"),
+            [
+                ("I went to Rome", false),
+                ("Have you been", true),
+                ("It was great", false)
+            ]
         );
     }
 

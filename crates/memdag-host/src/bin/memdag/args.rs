@@ -78,8 +78,8 @@ long-term memory (items learned from turns; every command takes --json):
   memory history <ID>       every version of an item and of those it superseded
   memory list [--user U] [--kind K]... [--all] [--as-of TIME] [--since TIME --until TIME]
              [--sort created|updated|importance|uses] [--limit N --offset N]
-                            the items, newest first (active only unless --all); with --json
-                            one JSON array
+                            the items, newest first (active only unless --all; every one
+                            unless --limit); with --json one JSON array
   memory resolutions [--user U]     the log of what happened to items, newest first
   memory extract (--thread T | --user U | <ID>...) [--llm-cmd CMD]
                             learn items from turns: by the rules (English and Chinese), or

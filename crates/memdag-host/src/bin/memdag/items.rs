@@ -125,10 +125,27 @@ fn list(memory: &mut Memory, l: &ListItems, host: &Host) -> Result<Vec<MemoryIte
     q.until = time(memory, &l.until)?;
     q.now = Some(host.now);
     q.order = l.order;
-    q.limit = l.limit;
     q.offset = l.offset;
-    memory.list_items(&q)
+    if l.limit.is_some() {
+        q.limit = l.limit;
+        return memory.list_items(&q);
+    }
+    // Without `--limit`, every item: page by page (a page is at most the core's 10,000).
+    let mut all = Vec::new();
+    loop {
+        q.limit = Some(LIST_PAGE);
+        let page = memory.list_items(&q)?;
+        let done = page.len() < LIST_PAGE as usize;
+        q.offset += page.len() as u32;
+        all.extend(page);
+        if done {
+            return Ok(all);
+        }
+    }
 }
+
+/// Items a page of `memory list` without `--limit`.
+const LIST_PAGE: u32 = 10_000;
 
 /// The item `id`, or the component's not-found error.
 fn existing(item: Option<MemoryItem>, id: &str) -> Result<MemoryItem, Error> {

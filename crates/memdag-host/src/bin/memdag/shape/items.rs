@@ -73,6 +73,7 @@ pub fn item(i: &MemoryItem) -> core::MemoryItem {
             valid_from: i.valid_from,
             valid_until: i.valid_until,
             corroborations: i.corroborations,
+            confidence: i.confidence,
             last_seen: i.last_seen,
             expires_at: i.expires_at,
             superseded_by: i.superseded_by.clone(),
