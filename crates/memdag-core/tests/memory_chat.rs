@@ -92,6 +92,34 @@ const TOLD: &[(&str, &str)] = &[
         "I love baking sourdough on lazy weekends.",
         "Priya loves baking sourdough on lazy weekends",
     ),
+    (
+        "Last Thurs I finally took my nephew to the aquarium.",
+        "Last Thurs Priya finally took their nephew to the aquarium",
+    ),
+    (
+        "Oh yeah, we went to the flea market recently.",
+        "Priya and others went to the flea market recently",
+    ),
+    (
+        "Yep, I knitted it in my Tuesday class yesterday!",
+        "Priya knitted it in their Tuesday class on 7 May 2023",
+    ),
+    (
+        "Board games night matters a lot to me.",
+        "Board games night matters a lot to Priya",
+    ),
+    (
+        "Swimming helps me clear my head after a long shift.",
+        "Swimming helps Priya clear their head after a long shift",
+    ),
+    (
+        "Woodworking is my happy place.",
+        "Woodworking is Priya's happy place",
+    ),
+    (
+        "I just finished reading \"The Overstory.\" Loved it.",
+        "Priya just finished reading \"The Overstory\"",
+    ),
 ];
 
 #[test]
@@ -138,6 +166,10 @@ const NOTHING: &[&str] = &[
     "I hope you feel better soon",
     "Remember, just keep going!",
     "Always here for you",
+    "It means so much to me",
+    "Your advice really helped me a lot",
+    "Love having you around, thanks for everything",
+    "I painted it because it was calming",
 ];
 
 #[test]

@@ -1,6 +1,6 @@
 //! The word lists of the conversational rules ([`super::chat`]), kept as data in `words/`:
 //! one entry a line, `#` starts a comment line. Lists of how people write in chat, not of
-//! any conversation's content: each entry is a word class of English.
+//! any conversation's content: each entry is a word class of English (or Chinese, `zh_`).
 
 use std::ops::Deref;
 use std::sync::OnceLock;
@@ -86,3 +86,13 @@ pub static PEOPLE: Words = Words::new(include_str!("words/people.txt"));
 /// Doing words of a moment, not of an ongoing activity: "I'm ordering beans online", "I'm
 /// heading out".
 pub static MOMENTARY: Words = Words::new(include_str!("words/momentary.txt"));
+
+/// Words of a time that opens a statement, beyond what the query grammar reads ("Last Fri,
+/// I …", "Over the holidays we …").
+pub static TIME_WORDS: Words = Words::new(include_str!("words/time_words.txt"));
+
+/// Regular past verbs that open a statement without its "I" ("Signed up for a class!").
+pub static IMPLIED_EVENTS: Words = Words::new(include_str!("words/implied_events.txt"));
+
+/// Chinese openers that carry nothing (对了, 其实, 顺便说一下 …).
+pub static ZH_OPENERS: Words = Words::new(include_str!("words/zh_openers.txt"));

@@ -12,7 +12,8 @@
 //! characters after its verb. The item is the sentence from its subject on, with its time's
 //! date after it and 我 replaced by the speaker's name.
 
-use super::chat::{Class, Speaker};
+use super::chat::Speaker;
+use super::chat_class::Class;
 use super::text::laughs;
 use super::{voice, when, Extracted};
 

@@ -12,46 +12,11 @@ use std::vec::Vec;
 
 use regex::Regex;
 
+use super::chat_words::ZH_OPENERS as OPENERS;
 use super::lexicon::{ZH_LANGUAGES, ZH_OCCUPATIONS, ZH_OTHERS};
 use super::text::{laughs, with_tail};
 use super::Extracted;
 use crate::item::ItemKind;
-
-/// Openers that carry nothing.
-const OPENERS: [&str; 32] = [
-    "你好",
-    "您好",
-    "嗨",
-    "哈喽",
-    "对了",
-    "另外",
-    "还有",
-    "其实",
-    "顺便说一下",
-    "顺便",
-    "话说",
-    "然后",
-    "而且",
-    "嗯",
-    "哦",
-    "啊",
-    "诶",
-    "欸",
-    "说真的",
-    "告诉你",
-    "跟你说",
-    "老实说",
-    "因为",
-    "所以",
-    "但是",
-    "不过",
-    "反正",
-    "毕竟",
-    "本来",
-    "可是",
-    "由于",
-    "说起来",
-];
 
 /// The items one Chinese clause states.
 pub fn clause(raw: &str, rest: &[&str], first_person: bool, sentence: &str) -> Vec<Extracted> {

@@ -23,6 +23,7 @@
 //! [`Extracted::retract`] set: it ends the matching item and adds none.
 
 mod chat;
+mod chat_class;
 mod chat_words;
 mod chat_zh;
 mod chinese;
@@ -31,9 +32,10 @@ mod lexicon;
 pub mod steps;
 mod text;
 pub mod voice;
+mod what_matters;
 mod when;
 
-pub use chat::Class;
+pub use chat_class::Class;
 
 use std::string::String;
 use std::vec::Vec;

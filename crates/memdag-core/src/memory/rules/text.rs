@@ -55,10 +55,13 @@ pub fn clean(input: &str) -> String {
             }
             (Some(end), _) if c == end => {
                 quote = None;
-                if end != ']' && is_title(&quoted) {
+                // "Finding Freedom." as Americans punctuate: the period ends the sentence.
+                let title = quoted.trim().trim_end_matches(['.', ',', '!', '?']);
+                if end != ']' && is_title(title) {
                     out.push('"');
-                    out.push_str(quoted.trim());
+                    out.push_str(title);
                     out.push('"');
+                    out.push_str(&quoted.trim()[title.len()..]);
                 } else {
                     out.push(' ');
                 }
@@ -186,7 +189,19 @@ pub fn clauses(sentence: &str) -> Vec<&str> {
 }
 
 fn push_trimmed<'a>(out: &mut Vec<&'a str>, s: &'a str) {
-    let t = s.trim_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '~' | '*' | '"'));
+    let mut t = s.trim_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '~' | '*'));
+    // A quote mark at an edge goes unless it closes a title the sentence opened.
+    while t.matches('"').count() % 2 == 1 {
+        let before = t.len();
+        t = t
+            .strip_prefix('"')
+            .or_else(|| t.strip_suffix('"'))
+            .unwrap_or(t);
+        if t.len() == before {
+            break;
+        }
+        t = t.trim_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '~' | '*'));
+    }
     if !t.is_empty() {
         out.push(t);
     }
@@ -281,17 +296,16 @@ pub fn laughs(clause: &str) -> bool {
 pub fn ironic(sentence: &str) -> bool {
     let l = sentence.to_lowercase();
     let l = l.trim_start();
-    ['🙄', '😒', '😑'].iter().any(|e| sentence.contains(*e))
-        || [
-            "oh yeah",
-            "yeah right",
-            "oh great",
-            "oh joy",
-            "oh sure",
-            "sure, i just",
-        ]
+    // "oh yeah" and "oh sure" open plain statements too ("oh yeah, we went to the beach");
+    // they roll eyes at a liking ("oh yeah, I just love Mondays").
+    let liking = ["love", "adore", "enjoy", "like"]
         .iter()
-        .any(|p| l.starts_with(p))
+        .any(|w| l.contains(w));
+    ['🙄', '😒', '😑'].iter().any(|e| sentence.contains(*e))
+        || ["yeah right", "oh great", "oh joy", "sure, i just"]
+            .iter()
+            .any(|p| l.starts_with(p))
+        || (liking && ["oh yeah", "oh sure"].iter().any(|p| l.starts_with(p)))
         || ["just LOVE", "just ADORE", "just ENJOY", "SO much fun"]
             .iter()
             .any(|p| sentence.contains(p))

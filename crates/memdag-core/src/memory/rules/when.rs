@@ -11,12 +11,44 @@
 
 use std::string::String;
 
-use crate::time::civil::{civil_from_days, local_day, weekday, DAY_MS, MONTH_NAMES as MONTHS};
+use crate::time::civil::{
+    civil_from_days, local_day, weekday, DAY_MS, MONTH_NAMES as MONTHS, WEEKDAY_NAMES,
+};
 use crate::time::{parse_time, Grain, TimeExpr};
 
-/// The time expression of `text` said at `at` (ms, UTC), if it names one.
+/// The time expression of `text` said at `at` (ms, UTC), if it names one. A weekday that
+/// names a thing rather than a time ("my Tuesday class") is passed over.
 pub fn find(text: &str, at: i64) -> Option<TimeExpr> {
-    parse_time(text, at, 0)
+    let mut from = 0;
+    loop {
+        let mut t = parse_time(&text[from..], at, 0)?;
+        t.start += from;
+        t.end += from;
+        let bare_weekday = WEEKDAY_NAMES
+            .iter()
+            .any(|d| t.matched.eq_ignore_ascii_case(d));
+        let next = text[t.end..].trim_start();
+        let names_a_thing = bare_weekday
+            && next.starts_with(char::is_alphabetic)
+            && ![
+                "and",
+                "or",
+                "morning",
+                "afternoon",
+                "evening",
+                "night",
+                "to",
+                "at",
+                "i",
+                "we",
+            ]
+            .iter()
+            .any(|w| next.to_ascii_lowercase().starts_with(w));
+        if !names_a_thing {
+            return Some(t);
+        }
+        from = t.end;
+    }
 }
 
 fn day_text(ms: i64) -> String {

@@ -8,7 +8,9 @@ use regex::Regex;
 use super::super::lexicon::{DIETS, FILLERS};
 use super::super::text::{trim_filler, with_tail};
 use super::super::Extracted;
-use super::values::{cap, is_pointed_at, is_pronoun, is_statement, value, value_until};
+use super::values::{
+    addresses_other, cap, is_pointed_at, is_pronoun, is_statement, value, value_until,
+};
 
 pub(super) fn allergy(c: &str, l: &str, rest: &[&str]) -> Option<Extracted> {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -116,7 +118,7 @@ pub(super) fn likes(c: &str, l: &str, rest: &[&str]) -> Option<Extracted> {
         v,
         &[" over ", " rather than ", " more than ", " better than "],
     );
-    if is_pronoun(&v) || is_pointed_at(&v) {
+    if is_pronoun(&v) || is_pointed_at(&v) || addresses_other(&v) {
         return None;
     }
     let text = with_tail(c, rest, ", ", is_statement);

@@ -6,6 +6,7 @@ use std::vec::Vec;
 
 use regex::Regex;
 
+use super::super::chat_words::{EMPTY, FEELINGS};
 use super::super::lexicon::{DIETS, FILLERS, OCCUPATIONS};
 use super::super::text::trim_filler;
 use super::super::Extracted;
@@ -30,10 +31,16 @@ pub(super) fn bare_name(c: &str, greeted: bool) -> Option<Extracted> {
     let v = &c[m.start()..m.end()];
     let lower = v.to_ascii_lowercase();
     let capitalised = v.split(' ').all(|w| w.starts_with(char::is_uppercase));
+    // "it's been tough", "I'm staying positive": a state, not a name.
     let not_a_name = OCCUPATIONS.contains(&lower.as_str())
         || DIETS.contains(&lower.as_str())
         || NOT_NAMES.contains(&lower.as_str())
-        || lower.split(' ').any(|w| NOT_NAMES.contains(&w));
+        || lower.split(' ').any(|w| {
+            NOT_NAMES.contains(&w)
+                || EMPTY.contains(&w)
+                || FEELINGS.contains(&w)
+                || (!capitalised && (w.ends_with("ing") || w.ends_with("ed")))
+        });
     if !(capitalised || greeted) || not_a_name {
         return None;
     }
@@ -302,8 +309,43 @@ pub(super) fn work(c: &str, l: &str) -> Option<Vec<Extracted>> {
             .next()
             .unwrap_or("")
             .to_ascii_lowercase();
-        let clause =
-            first.ends_with("ing") || matches!(first.as_str(), "to" | "my" | "our" | "some");
+        // "working on my online store", "started looking into counseling": no employer.
+        let clause = first.ends_with("ing")
+            || matches!(
+                first.as_str(),
+                "to" | "my"
+                    | "our"
+                    | "some"
+                    | "on"
+                    | "in"
+                    | "hard"
+                    | "out"
+                    | "from"
+                    | "through"
+                    | "towards"
+                    | "toward"
+                    | "like"
+                    | "so"
+                    | "really"
+                    | "together"
+                    | "too"
+                    | "late"
+                    | "long"
+                    | "overtime"
+                    | "remotely"
+                    | "there"
+                    | "here"
+                    | "it"
+                    | "that"
+                    | "this"
+                    | "up"
+                    | "over"
+                    | "off"
+                    | "around"
+                    | "again"
+                    | "more"
+                    | "less"
+            );
         (!e.is_empty()
             && !clause
             && !is_pronoun(&e)

@@ -201,3 +201,10 @@ pub(super) fn is_statement(s: &str) -> bool {
     let l = strip_openers(s).to_ascii_lowercase();
     !is_question(&l) && !laughs(s) && !l.starts_with("what") && !l.starts_with("any")
 }
+
+/// Whether a value names the other person: "(love) having you in my corner".
+pub(super) fn addresses_other(v: &str) -> bool {
+    v.to_ascii_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .any(|w| matches!(w, "you" | "your" | "yours" | "you're" | "ya" | "u"))
+}
