@@ -885,7 +885,8 @@ fn tools_call_tool_and_learning_through_a_scripted_llm() {
     let out = failed(memdag(&nowhere).args(["tools", "--format", "cobol"]));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tool format"));
 
-    // Ingest with --extract through a scripted LLM; a malformed answer writes nothing.
+    // Ingest with --extract through a scripted LLM: one call a thread, a bad fact refused
+    // alone with its code, the calls and tokens counted.
     let file = dir.path().join("facts.jsonl");
     std::fs::write(&file, FACTS).unwrap();
     let store = dir.path().join("store");
@@ -893,10 +894,10 @@ fn tools_call_tool_and_learning_through_a_scripted_llm() {
         dir.path(),
         "llm.sh",
         r#"prompt=$(cat)
+echo "$prompt" >> "$0.prompts"
 case "$prompt" in
-  *'Two long-term memory items'*) echo '{"verdict": "unrelated"}' ;;
-  *'of kind "personal"'*) echo '{"items": [{"source": "f1", "text": "Lives in Austin, Texas", "relation": "residence", "object": "Austin"}]}' ;;
-  *) echo '{"items": []}' ;;
+  *'[f1] Ada'*) echo '{"facts": [{"op": "add", "source": "f1", "text": "Ada lives in Austin, Texas", "relation": "residence", "object": "Austin"}, {"op": "add", "source": "f2", "text": "not this batch"}]}' ;;
+  *) echo '{"facts": []}' ;;
 esac"#,
     );
     let out = ok(memdag(&store)
@@ -906,26 +907,56 @@ esac"#,
         .arg("--llm-cmd")
         .arg(&llm));
     assert!(out.contains("learned 1 memory items"), "{out}");
+    let prompts = std::fs::read_to_string(dir.path().join("llm.sh.prompts")).unwrap();
+    assert_eq!(
+        prompts.matches("You keep the long-term memory").count(),
+        2,
+        "one call a thread"
+    );
     let items = json(&ok(memdag(&store).args(["memory", "list", "--json"])));
-    assert_eq!(items[0]["text"], "Lives in Austin, Texas");
+    assert_eq!(items[0]["text"], "Ada lives in Austin, Texas");
     assert_eq!(items[0]["sources"], serde_json::json!(["f1"]));
-    let before = files(&store);
+    let out = ok(memdag(&store)
+        .args(["memory", "extract", "--user", "ada", "--llm-cmd"])
+        .arg(&llm));
+    assert!(
+        out.contains("refused: batch 0, fact 1: UNKNOWN_SOURCE: source \"f2\""),
+        "{out}"
+    );
+    assert!(out.contains("LLM: 1 calls, "), "{out}");
+    let report = json(&ok(memdag(&store)
+        .args(["memory", "extract", "--user", "ada", "--json", "--llm-cmd"])
+        .arg(&llm)));
+    assert_eq!(report["refused"][0]["code"], "UNKNOWN_SOURCE");
+    assert_eq!(report["refused"][0]["fact"], 1);
+    assert_eq!(report["llm"]["calls"], 1);
+    assert!(report["llm"]["promptTokens"].as_u64().unwrap() > 500);
+    assert_eq!(report["learned"][0]["outcome"], "corroborated", "{report}");
+
+    // An answer that is no facts object: the rules learn the batch instead, and say so.
     let babbling = script(
         dir.path(),
         "babble.sh",
         "cat > /dev/null\necho 'Ada lives in Austin, I believe.'",
     );
-    let out = failed(
-        memdag(&store)
-            .args(["memory", "extract", "--user", "ada", "--llm-cmd"])
-            .arg(&babbling),
+    let out = ok(memdag(&store)
+        .args(["memory", "extract", "--user", "ada", "--llm-cmd"])
+        .arg(&babbling));
+    assert!(
+        out.contains("refused: batch 0, the answer: NOT_JSON"),
+        "{out}"
     );
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("HOST"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        out.contains("learned by the rules instead: f1, f3"),
+        "{out}"
     );
-    assert_eq!(files(&store), before, "a malformed answer writes nothing");
+    let failing = script(dir.path(), "fail.sh", "cat > /dev/null\nexit 3");
+    let out = ok(memdag(&store)
+        .args(["memory", "extract", "--user", "ada", "--llm-cmd"])
+        .arg(&failing));
+    assert!(out.contains("the LLM call failed"), "{out}");
+    let items = json(&ok(memdag(&store).args(["memory", "list", "--json"])));
+    assert_eq!(items.as_array().unwrap().len(), 1, "{items}");
 
     // call-tool runs one tool under the host's user.
     let answer = json(&ok(memdag(&store).args([

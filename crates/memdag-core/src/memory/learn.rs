@@ -120,14 +120,40 @@ impl Store {
     /// [`Store::add_item`] with the host LLM's judgements of some candidates (from
     /// [`Store::item_candidates`]); a judgement replaces the rule's verdict for its pair.
     pub fn add_item_judged(&mut self, new: NewItem, judged: &[Judged]) -> Result<Learned> {
+        let by = if judged.is_empty() { "rule" } else { "llm" };
+        self.add_item_by(new, judged, by)
+    }
+
+    /// [`Store::add_item_judged`], logged as decided `by` (`rule` or `llm`). A judged item
+    /// that is no candidate (an LLM saw it and named it) is judged too, if it is an active
+    /// item of the same user.
+    pub(crate) fn add_item_by(
+        &mut self,
+        new: NewItem,
+        judged: &[Judged],
+        by: &str,
+    ) -> Result<Learned> {
         let kind = new
             .kind
             .ok_or_else(|| Error::invalid("an item needs a kind"))?;
         self.limits().check_item(&new)?;
-        let by = if judged.is_empty() { "rule" } else { "llm" };
         let config = self.memory_config();
         let at = new.created_at;
-        let cands = self.candidates(&new)?;
+        let mut cands = self.candidates(&new)?;
+        for j in judged {
+            let Some(slot) = self.slot_of(&j.item) else {
+                continue;
+            };
+            let active_mine = self.slot(slot).is_some_and(|r| {
+                r.user == new.user
+                    && r.item
+                        .as_ref()
+                        .is_some_and(|m| m.status == ItemStatus::Active)
+            });
+            if active_mine && !cands.contains(&slot) {
+                cands.push(slot);
+            }
+        }
         let mut contradicted: Vec<(Slot, String)> = Vec::new();
         let mut same: Option<(Slot, String)> = None;
         let mut update: Option<(Slot, Option<String>)> = None;
@@ -273,7 +299,7 @@ impl Store {
     /// Folds a new item into an existing one: a corroboration (`text` none) or a new version
     /// with `text`. New sources join the parents unless one descends from the item (that
     /// would make a cycle).
-    fn fold_into(
+    pub(crate) fn fold_into(
         &mut self,
         slot: Slot,
         new: NewItem,
