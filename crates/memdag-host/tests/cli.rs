@@ -1219,3 +1219,96 @@ fn demo_ingests_compacts_and_learns_once_and_exports_readable_markdown() {
     let memory_files = std::fs::read_dir(md.join("memory")).unwrap().count();
     assert_eq!(memory_files, 1, "one user's items");
 }
+
+/// A stand-in OpenAI-compatible server on 127.0.0.1 answering `requests` requests: for a
+/// prompt showing turn f1 with strict structured outputs asked, a fact about it; for any
+/// other JSON-mode prompt no facts; without JSON mode, plain text. Returns its base URL and
+/// the request bodies it saw.
+fn stand_in_endpoint(requests: usize) -> (String, std::thread::JoinHandle<Vec<serde_json::Value>>) {
+    use std::io::{BufRead, BufReader, Read, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let serve = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        for stream in listener.incoming().take(requests) {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut line, mut length) = (String::new(), 0usize);
+            reader.read_line(&mut line).unwrap();
+            assert!(line.starts_with("POST /v1/chat/completions "), "{line}");
+            loop {
+                line.clear();
+                reader.read_line(&mut line).unwrap();
+                if line.trim().is_empty() {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            let prompt = body["messages"][0]["content"].as_str().unwrap_or_default();
+            let strict = body["response_format"]["json_schema"]["strict"] == true;
+            let content = match (strict, prompt.contains("[f1] Ada")) {
+                (true, true) => serde_json::json!({"facts": [{"op": "add", "source": "f1",
+                    "text": "Ada lives in Austin", "relation": "residence", "object": "Austin"}]})
+                .to_string(),
+                (true, false) => r#"{"facts": []}"#.to_string(),
+                (false, _) => "plain text".to_string(),
+            };
+            let answer =
+                serde_json::json!({"choices": [{"message": {"content": content}}]}).to_string();
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                answer.len()
+            )
+            .unwrap();
+            seen.push(body);
+        }
+        seen
+    });
+    (url, serve)
+}
+
+#[test]
+fn the_openai_example_script_learns_through_an_endpoint() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/llm-openai.py");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("facts.jsonl");
+    std::fs::write(&file, FACTS).unwrap();
+    let store = dir.path().join("store");
+    // Two threads in FACTS: two calls.
+    let (url, serve) = stand_in_endpoint(2);
+    let out = ok(memdag(&store)
+        .env("MEMDAG_LLM_BASE_URL", &url)
+        .env("MEMDAG_LLM_MODEL", "stand-in")
+        .env("OPENAI_API_KEY", "sk-test")
+        .arg("ingest")
+        .arg(&file)
+        .arg("--extract")
+        .arg("--llm-cmd")
+        .arg(script));
+    assert!(out.contains("learned 1 memory items"), "{out}");
+    let seen = serve.join().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert!(seen.iter().all(|b| b["model"] == "stand-in"));
+    assert_eq!(
+        seen[0]["response_format"]["json_schema"]["schema"]["required"],
+        serde_json::json!(["facts"])
+    );
+    let items = json(&ok(memdag(&store).args(["memory", "list", "--json"])));
+    assert_eq!(items[0]["text"], "Ada lives in Austin");
+    assert_eq!(items[0]["sources"], serde_json::json!(["f1"]));
+
+    // No endpoint: the script fails, memdag says so and the rules learn the batch.
+    let out = ok(memdag(&store)
+        .env("MEMDAG_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("MEMDAG_LLM_MODEL", "stand-in")
+        .args(["memory", "extract", "--user", "mei", "--llm-cmd"])
+        .arg(script));
+    assert!(out.contains("the LLM call failed"), "{out}");
+    assert!(out.contains("learned by the rules instead: f2"), "{out}");
+}
