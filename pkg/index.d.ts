@@ -887,7 +887,7 @@ export interface LlmBatch {
 export interface Refusal {
   batch: number;
   fact?: number;
-  code: 'NOT_JSON' | 'BAD_SHAPE' | 'BAD_FACT' | 'UNKNOWN_OP' | 'UNKNOWN_SOURCE' | 'UNKNOWN_ITEM' | 'EMPTY_TEXT' | 'BAD_CONFIDENCE' | 'INVALID_ITEM';
+  code: 'NOT_JSON' | 'BAD_SHAPE' | 'BAD_FACT' | 'UNKNOWN_OP' | 'UNKNOWN_SOURCE' | 'UNKNOWN_ITEM' | 'EMPTY_TEXT' | 'BAD_CONFIDENCE' | 'UNKNOWN_SPEAKER' | 'INVALID_ITEM';
   message: string;
 }
 

@@ -248,6 +248,7 @@ test('bad LLM output is refused fact by fact, a failed call has the rules learn,
     { op: 'add', source: 't1', text: '' },
     { op: 'add', source: 't1', text: 'x', confidence: 7 },
     { op: 'add', source: 't1', text: 'x', colour: 'red' },
+    { op: 'add', source: 't1', speaker: 'Zed', text: 'x' },
   ] }));
   const mem = await open(storage, { complete: llm.complete });
   await mem.add({ id: 't1', thread: 't', user: 'ada', createdAt: T0, input: 'I live in Oslo' });
@@ -255,6 +256,7 @@ test('bad LLM output is refused fact by fact, a failed call has the rules learn,
   assert.deepEqual(report.learned.map((l) => l.item.text), ['Ada lives in Oslo']);
   assert.deepEqual(report.refused.map((r) => [r.fact, r.code]), [
     [1, 'UNKNOWN_SOURCE'], [2, 'UNKNOWN_OP'], [3, 'UNKNOWN_ITEM'], [4, 'EMPTY_TEXT'], [5, 'BAD_CONFIDENCE'], [6, 'BAD_FACT'],
+    [7, 'UNKNOWN_SPEAKER'],
   ]);
   assert.deepEqual(report.byRules, []);
 

@@ -271,7 +271,11 @@ fn oracle(c: &Conversation, t: &mut Tally) -> Result<(), String> {
                     .iter()
                     .find(|e| user_of.get(e.as_str()) == Some(&o.speaker))
                     .unwrap_or(&here[0]);
-                facts.push(json!({"op": "add", "source": source, "text": o.fact}));
+                let speaker =
+                    (user_of.get(source.as_str()) != Some(&o.speaker)).then_some(&o.speaker);
+                facts.push(
+                    json!({"op": "add", "source": source, "speaker": speaker, "text": o.fact}),
+                );
             }
             Ok(json!({ "facts": facts }).to_string())
         })

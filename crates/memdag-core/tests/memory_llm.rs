@@ -191,6 +191,83 @@ fn a_scripted_llm_adds_updates_supersedes_and_corroborates_with_history() {
 }
 
 #[test]
+fn a_fact_names_whom_it_is_about_and_a_shown_item_the_model_did_not_name_is_another_fact() {
+    let mut s = chat();
+    let report = s
+        .extract_with(&thread("s1"), &mut |_| {
+            Ok(json!({"facts": [
+                {"op": "add", "source": "t2", "speaker": "Sam", "text": "Sam works at a bakery"},
+                {"op": "add", "source": "t2", "text": "Jo asked about the bakery"},
+                {"op": "add", "source": "t3", "speaker": "Kim", "text": "Kim plays the cello"}
+            ]})
+            .to_string())
+        })
+        .unwrap();
+    let whose: Vec<(&str, &str)> = report
+        .learned
+        .iter()
+        .map(|l| (l.item.user.as_str(), l.item.text.as_str()))
+        .collect();
+    assert_eq!(
+        whose,
+        [
+            ("sam", "Sam works at a bakery"),
+            ("jo", "Jo asked about the bakery")
+        ],
+        "Jo's turn tells about Sam"
+    );
+    assert_eq!(report.learned[0].item.sources, ["t2"]);
+    assert_eq!(report.refused.len(), 1);
+    assert_eq!(report.refused[0].code, RefusalCode::UnknownSpeaker);
+    assert_eq!(report.refused[0].fact, Some(2));
+
+    // The model saw "Sam works at a bakery" and added a fact beside it: a distinct item, where
+    // the rules alone would fold it in; the same text again corroborates.
+    let mut rules = chat();
+    rules
+        .add_item(memdag_core::item::NewItem {
+            kind: Some(ItemKind::Personal),
+            user: "sam".into(),
+            text: "Sam works at a bakery".into(),
+            sources: vec!["t1".into()],
+            created_at: T0,
+            ..Default::default()
+        })
+        .unwrap();
+    let by_rules = rules
+        .add_item(memdag_core::item::NewItem {
+            kind: Some(ItemKind::Personal),
+            user: "sam".into(),
+            text: "Sam works at a bakery on weekends".into(),
+            sources: vec!["t6".into()],
+            created_at: T0,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(
+        by_rules.outcome,
+        Outcome::Corroborated,
+        "the rules fold it in"
+    );
+    let report = s
+        .extract_with(&thread("s2"), &mut |p| {
+            assert!(p.contains("Sam works at a bakery"));
+            Ok(json!({"facts": [
+                {"op": "add", "source": "t6", "text": "Sam works at a bakery on weekends"},
+                {"op": "add", "source": "t6", "text": "Sam works at a bakery"}
+            ]})
+            .to_string())
+        })
+        .unwrap();
+    let outcomes: Vec<Outcome> = report.learned.iter().map(|l| l.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [Outcome::Added, Outcome::Corroborated],
+        "{report:?}"
+    );
+}
+
+#[test]
 fn bad_facts_are_refused_alone_with_their_codes_and_nothing_else_changes() {
     let mut s = chat();
     s.extract_with(&thread("s1"), &mut |_| {
@@ -419,7 +496,8 @@ fn oracle(
             .iter()
             .find(|e| users(e) == o.speaker)
             .unwrap_or(&here[0]);
-        facts.push(json!({"op": "add", "source": source, "text": o.fact}));
+        let speaker = (users(source) != o.speaker).then_some(&o.speaker);
+        facts.push(json!({"op": "add", "source": source, "speaker": speaker, "text": o.fact}));
     }
     json!({ "facts": facts }).to_string()
 }

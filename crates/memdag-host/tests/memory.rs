@@ -262,7 +262,8 @@ fn an_llm_extracts_through_the_host_fact_by_fact_and_bad_output_is_refused() {
                       "relation": "residence", "object": "Porto"}},
                     {{"op": "update", "item": "m-ghost", "source": "t2", "text": "x"}},
                     {{"op": "add", "source": "t9", "text": "x"}},
-                    {{"op": "add", "source": "t2", "text": "x", "confidence": 2}}
+                    {{"op": "add", "source": "t2", "text": "x", "confidence": 2}},
+                    {{"op": "add", "source": "t2", "speaker": "Zed", "text": "x"}}
                 ]}}"#
             ),
             _ => "She lives in Lisbon, I think.".to_string(),
@@ -313,7 +314,8 @@ fn an_llm_extracts_through_the_host_fact_by_fact_and_bad_output_is_refused() {
         [
             (Some(1), RefusalCode::UnknownItem),
             (Some(2), RefusalCode::UnknownSource),
-            (Some(3), RefusalCode::BadConfidence)
+            (Some(3), RefusalCode::BadConfidence),
+            (Some(4), RefusalCode::UnknownSpeaker)
         ]
     );
     let old = memory.get_item(&item.id).unwrap().unwrap();

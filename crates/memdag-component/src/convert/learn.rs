@@ -122,6 +122,7 @@ fn refusal(r: Refusal) -> wit::Refusal {
             RefusalCode::UnknownItem => wit::RefusalCode::UnknownItem,
             RefusalCode::EmptyText => wit::RefusalCode::EmptyText,
             RefusalCode::BadConfidence => wit::RefusalCode::BadConfidence,
+            RefusalCode::UnknownSpeaker => wit::RefusalCode::UnknownSpeaker,
             RefusalCode::InvalidItem => wit::RefusalCode::InvalidItem,
         },
         message: r.message,

@@ -466,6 +466,38 @@ impl Store {
     }
 
     /// The rules' verdict on a new item against the item in `slot`, with the reason.
+    /// The judgements of an item the host LLM added, against the items its prompt showed:
+    /// a shown item the rules would call the same is a distinct fact (the model saw it and
+    /// did not name it) unless the texts are equal; conflicts stay the rules'.
+    pub(crate) fn distinct_from_shown(&self, new: &NewItem, shown: &[String]) -> Vec<Judged> {
+        let config = self.memory_config();
+        let Ok(cands) = self.candidates(new) else {
+            return Vec::new();
+        };
+        let norm = |t: &str| {
+            t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let text = norm(&new.text);
+        cands
+            .into_iter()
+            .filter_map(|slot| {
+                let r = self.slot(slot)?;
+                if !shown.contains(&r.id) || norm(&r.input) == text {
+                    return None;
+                }
+                let (verdict, _) = self.rule_verdict(new, slot, &config);
+                (verdict == Verdict::Same).then(|| Judged {
+                    item: r.id.clone(),
+                    verdict: Verdict::Unrelated,
+                    merged: None,
+                })
+            })
+            .collect()
+    }
+
     fn rule_verdict(
         &self,
         new: &NewItem,

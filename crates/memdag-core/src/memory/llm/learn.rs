@@ -168,9 +168,28 @@ impl Store {
             ..ExtractQuery::default()
         }
         .kinds();
+        let shown = shown_ids(prompt);
         for fact in parsed.facts {
-            let Some((_, user, at)) = turns.iter().find(|(id, _, _)| *id == fact.source) else {
+            let Some((_, source_user, at)) = turns.iter().find(|(id, _, _)| *id == fact.source)
+            else {
                 continue;
+            };
+            let user = match &fact.speaker {
+                None => source_user,
+                Some(name) => match turns.iter().map(|(_, u, _)| u).find(|u| {
+                    u.eq_ignore_ascii_case(name) || self.speaker_name(u).eq_ignore_ascii_case(name)
+                }) {
+                    Some(u) => u,
+                    None => {
+                        report.refused.push(Refusal {
+                            batch: index,
+                            fact: Some(fact.index),
+                            code: RefusalCode::UnknownSpeaker,
+                            message: format!("speaker {name:?} is none of the batch's speakers"),
+                        });
+                        continue;
+                    }
+                },
             };
             if !kinds.contains(&fact.kind) {
                 report.refused.push(Refusal {
@@ -183,7 +202,7 @@ impl Store {
             }
             let at = *at;
             let user = user.clone();
-            match self.learn_fact(&fact, &user, at) {
+            match self.learn_fact(&fact, &user, at, &shown) {
                 Ok(learned) => report.learned.push(learned),
                 Err((code, message)) => report.refused.push(Refusal {
                     batch: index,
@@ -203,6 +222,7 @@ impl Store {
         fact: &Fact,
         user: &str,
         at: i64,
+        shown: &[String],
     ) -> std::result::Result<crate::memory::Learned, (RefusalCode, String)> {
         let item = match &fact.item {
             Some(id) => {
@@ -239,7 +259,10 @@ impl Store {
         }
         let invalid = |e: Error| (RefusalCode::InvalidItem, e.to_string());
         match (fact.op, item) {
-            (Op::Add, _) => self.add_item_by(new, &[], "llm").map_err(invalid),
+            (Op::Add, _) => {
+                let judged = self.distinct_from_shown(&new, shown);
+                self.add_item_by(new, &judged, "llm").map_err(invalid)
+            }
             (Op::Supersede, Some(old)) => {
                 let judged = [Judged {
                     item: old.id,
@@ -301,4 +324,22 @@ impl Store {
         }
         Ok(report)
     }
+}
+
+/// The ids of the known items a prompt shows ("- <id> (<speaker>): <text>").
+fn shown_ids(prompt: &str) -> Vec<String> {
+    let Some(from) = prompt.find("\nKnown items") else {
+        return Vec::new();
+    };
+    let to = prompt[from..]
+        .find("\nNew turns")
+        .map_or(prompt.len(), |t| from + t);
+    prompt[from..to]
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("- ")?
+                .split_once(" (")
+                .map(|(id, _)| id.into())
+        })
+        .collect()
 }

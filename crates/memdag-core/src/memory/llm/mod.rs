@@ -13,13 +13,17 @@
 //!    "kind": "personal", "confidence": 0.9},
 //!   {"op": "supersede", "item": "m0123456789abcdef", "source": "t42", "text": "Sam lives in Leeds"},
 //!   {"op": "update", "item": "m0fedcba987654321", "source": "t45", "text": "Jo has three kids"},
-//!   {"op": "none", "item": "m00112233445566778", "source": "t49"}
+//!   {"op": "none", "item": "m00112233445566778", "source": "t49"},
+//!   {"op": "add", "source": "t50", "speaker": "Jo", "text": "Jo opened a bakery"}
 //! ]}
 //! ```
 //!
-//! Each fact is one operation in the spirit of Mem0's ADD / UPDATE / DELETE / NOOP, with
-//! history kept: `add` learns a new item (still through the rules' dedup and conflicts, so a
-//! fact the model did not see the item of is not duplicated), `update` makes a new version
+//! A fact is about its `source` turn's speaker, or about the batch's speaker it names in
+//! `speaker` ("Congrats on the bakery, Jo!" tells about Jo). Each fact is one operation in
+//! the spirit of Mem0's ADD / UPDATE / DELETE / NOOP, with history kept: `add` learns a new
+//! item (through the rules' conflicts, and their dedup against the items the prompt did not
+//! show: an item it showed that the model chose not to name is a different fact unless the
+//! texts are the same, so the model decides what its words mean), `update` makes a new version
 //! of an item (the old text stays in its history), `supersede` adds a new item that replaces
 //! an item no longer true (the old one is superseded, with its history and validity end),
 //! `none` says the fact is known as an item and corroborates it with the turn.
@@ -28,7 +32,8 @@
 //! array is refused whole ([`RefusalCode::NotJson`], [`RefusalCode::BadShape`]) and the rules
 //! learn from that batch's turns instead; a fact with an unknown field, a field of the wrong
 //! type, an unknown `op`, a `source` that is not one of the batch's turns, an `item` that is
-//! not an active item of that turn's user, a missing or empty `text`, a `confidence` outside
+//! not an active item of that fact's user, a `speaker` who is none of the batch's, a missing
+//! or empty `text`, a `confidence` outside
 //! 0..=1 or a text over the store's limits is refused alone, with a [`Refusal`] naming its
 //! index and a stable code, and the others are learned. Nothing a refused fact says reaches
 //! the store.
@@ -85,6 +90,8 @@ pub enum RefusalCode {
     EmptyText,
     /// A fact's `confidence` is outside 0..=1.
     BadConfidence,
+    /// A fact's `speaker` is none of the batch's speakers.
+    UnknownSpeaker,
     /// The store refused the item (a limit, say); the message says why.
     InvalidItem,
 }
@@ -101,6 +108,7 @@ impl RefusalCode {
             RefusalCode::UnknownItem => "UNKNOWN_ITEM",
             RefusalCode::EmptyText => "EMPTY_TEXT",
             RefusalCode::BadConfidence => "BAD_CONFIDENCE",
+            RefusalCode::UnknownSpeaker => "UNKNOWN_SPEAKER",
             RefusalCode::InvalidItem => "INVALID_ITEM",
         }
     }

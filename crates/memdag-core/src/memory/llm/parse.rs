@@ -33,6 +33,8 @@ pub struct Fact {
     pub op: Op,
     /// The turn it comes from: one of the batch's.
     pub source: String,
+    /// Whom it is about, as the prompt names the batch's speakers; none: the source turn's.
+    pub speaker: Option<String>,
     pub item: Option<String>,
     pub text: Option<String>,
     pub kind: ItemKind,
@@ -52,9 +54,10 @@ pub struct Parsed {
 }
 
 /// The fields a fact may have.
-const FIELDS: [&str; 9] = [
+const FIELDS: [&str; 10] = [
     "op",
     "source",
+    "speaker",
     "item",
     "text",
     "kind",
@@ -210,6 +213,7 @@ fn fact(index: usize, v: &Value, sources: &[String]) -> Result<Fact, (RefusalCod
         index,
         op,
         source,
+        speaker: text_field(o, "speaker")?,
         item,
         text,
         kind,

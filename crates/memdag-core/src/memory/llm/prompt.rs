@@ -120,7 +120,9 @@ or a tool worked when the tool calls show it. Write each as one sentence naming 
 
 Leave out questions, greetings, thanks, reactions to and compliments on the other person or \
 their things, encouragement, small talk, and what a speaker only supposes, asks or jokes about. \
-Learn about a speaker only from their own words, never from the assistant's.
+Learn from what the speakers say, never from the assistant's replies. A fact is about the \
+speaker of its `source` turn; when a speaker tells something about another speaker of these \
+turns, name that one in `speaker`.
 
 Compare each fact with the known items:
 - \"none\": it is already known as item `item`; nothing is added, the item is corroborated;
@@ -154,11 +156,12 @@ pub fn schema() -> Value {
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
-                    "required": ["op", "source", "item", "text", "kind", "subject", "relation",
-                                 "object", "confidence"],
+                    "required": ["op", "source", "speaker", "item", "text", "kind", "subject",
+                                 "relation", "object", "confidence"],
                     "properties": {
                         "op": {"type": "string", "enum": ["add", "update", "supersede", "none"]},
                         "source": {"type": "string"},
+                        "speaker": nullable("string"),
                         "item": nullable("string"),
                         "text": nullable("string"),
                         "kind": {"type": ["string", "null"],

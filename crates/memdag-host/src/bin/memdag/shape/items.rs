@@ -143,6 +143,7 @@ fn refusal(r: &Refusal) -> learn::llm::Refusal {
             RefusalCode::UnknownItem => Core::UnknownItem,
             RefusalCode::EmptyText => Core::EmptyText,
             RefusalCode::BadConfidence => Core::BadConfidence,
+            RefusalCode::UnknownSpeaker => Core::UnknownSpeaker,
             RefusalCode::InvalidItem => Core::InvalidItem,
         },
         message: r.message.clone(),
