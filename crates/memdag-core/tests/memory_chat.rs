@@ -117,6 +117,14 @@ const TOLD: &[(&str, &str)] = &[
         "Woodworking is Priya's happy place",
     ),
     (
+        "Running has kept me going through a rough winter.",
+        "Running has kept Priya going through a rough winter",
+    ),
+    (
+        "Jazz piano really speaks to me.",
+        "Jazz piano really speaks to Priya",
+    ),
+    (
         "Big news: I'm moving to Leeds in June!",
         "Priya is moving to Leeds in June",
     ),
