@@ -115,7 +115,7 @@ test('Memory: learn from threads, a contradiction, an edit, a delete, the add fo
   assert.deepEqual(await attrs('#item-user option', 'value'), ['', 'ada', '王磊'], 'newest first');
   await page.selectOption('#item-user', 'ada');
   assert.deepEqual((await texts('#items li .text')).sort(), [
-    'Always run the tests before you deploy', 'I am allergic to peanuts', 'I prefer window seats on flights', 'Lives in Paris',
+    'Ada is allergic to peanuts', 'Ada prefers window seats on flights', 'Always run the tests before you deploy', 'Lives in Paris',
   ]);
   assert.equal(await page.textContent('#items-count'), '4 active items');
   await page.selectOption('#item-status', 'all');
@@ -144,16 +144,16 @@ test('Memory: learn from threads, a contradiction, an edit, a delete, the add fo
   assert.equal(await page.textContent('#item-id'), paris);
 
   // An edit is a new version; the history keeps the first.
-  const peanuts = await itemId('I am allergic to peanuts');
+  const peanuts = await itemId('Ada is allergic to peanuts');
   await page.click(`#items li[data-id="${peanuts}"]`);
   await page.fill('#item-edit-text', 'Allergic to peanuts and cashews');
   assert.equal(await andStatus(() => page.click('#item-edit button[type="submit"]')), `${peanuts}: version 2`);
-  assert.deepEqual(await texts('#item-history tbody tr td:nth-child(3)'), ['I am allergic to peanuts', 'Allergic to peanuts and cashews']);
+  assert.deepEqual(await texts('#item-history tbody tr td:nth-child(3)'), ['Ada is allergic to peanuts', 'Allergic to peanuts and cashews']);
   assert.deepEqual(await attrs('#item-history tbody tr', 'data-version'), ['1', '2']);
   assert.match(await page.textContent(`#items li[data-id="${peanuts}"]`), /v2.*Allergic to peanuts and cashews/);
 
   // A soft delete: out of the active list, kept (struck through) under all.
-  const seats = await itemId('I prefer window seats on flights');
+  const seats = await itemId('Ada prefers window seats on flights');
   await page.click(`#items li[data-id="${seats}"]`);
   assert.equal(await andStatus(() => page.click('#item-delete')), `${seats}: deleted`);
   assert.equal(await page.getAttribute(`#items li[data-id="${seats}"]`, 'data-status'), 'deleted');

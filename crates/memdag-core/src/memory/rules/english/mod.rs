@@ -378,9 +378,7 @@ fn instruction(c: &str, l: &str, rest: &[&str]) -> Option<Vec<Extracted>> {
             | "stopped"
     ) || next.ends_with("ed")
         || content.starts_with("give up")
-        || content
-            .split_whitespace()
-            .any(|w| matches!(w, "you" | "your" | "ya" | "u")))
+        || addresses_the_other(content))
     {
         return None;
     }
@@ -407,6 +405,21 @@ fn instruction(c: &str, l: &str, rest: &[&str]) -> Option<Vec<Extracted>> {
         standing: true,
         ..Extracted::personal(text)
     }])
+}
+
+/// Whether what follows "always" or "never" is about the other person ("always here for you",
+/// "never let you down"), not an order that only mentions them in a clause of time or
+/// condition ("always run the tests before you deploy").
+fn addresses_the_other(content: &str) -> bool {
+    let words: Vec<&str> = content.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "you" | "your" | "ya" | "u")
+            && !(i > 0
+                && matches!(
+                    words[i - 1],
+                    "before" | "after" | "when" | "whenever" | "if" | "until" | "unless" | "once"
+                ))
+    })
 }
 
 /// "answer in Spanish", "reply to me in French": the language to reply in.
