@@ -14,6 +14,7 @@ import {
   parseDuration,
   encodeSnapshot,
   decodeSnapshot,
+  llmSchema,
 } from './dist/memdag_wasm.js';
 import { memdagError } from './errors.js';
 import { PersistentMemory, GENERATION_KEY } from './persistent.js';
@@ -48,7 +49,8 @@ for (const name of Object.getOwnPropertyNames(Memory.prototype)) {
 Memory.open = (options) => PersistentMemory.open(options);
 
 export { Memory, PersistentMemory, GENERATION_KEY, IndexedDbStorage };
-export { countTokens, checkContext, compactToolResult, tokensExact, embeddingText, recallMatchText, parseDuration };
+export { countTokens, checkContext, compactToolResult, tokensExact, embeddingText, recallMatchText, parseDuration, llmSchema };
+export { promptApiComplete, workersAiComplete, openAiComplete } from './llm.js';
 /** The binary snapshot file (`MDAGEXP1`) of stored entries, and back: the core's format. */
 export { encodeSnapshot as encodeExport, decodeSnapshot as decodeExport };
 export { MemoryStorage } from './storage/memory.js';

@@ -394,16 +394,15 @@ export class Memory {
   extract(query: ExtractQuery): ExtractReport;
   /** What the rules would propose, writing nothing. */
   proposeItems(query: ExtractQuery): Proposal[];
-  /** The prompts of an LLM extraction, one per kind. */
-  extractionPrompts(query: ExtractQuery): ExtractionPrompt[];
-  /** Parses an LLM's extraction answer; throws `HOST` if it is malformed. Writes nothing. */
-  parseExtraction(query: ExtractQuery, kind: ItemKind, answer: string): Proposal[];
+  /** The batches of an LLM pass: one thread's turns each, capped by estimated tokens. */
+  llmBatches(query: ExtractQuery): LlmBatch[];
+  /** The prompt of a batch: instructions, the answer's JSON Schema, known items, turns. */
+  llmPrompt(batch: LlmBatch): string;
+  /** Learns a model's answer to the prompt of batch `index` (`{ error }`: the call failed, so
+   * the rules learn the batch), fact by fact: a bad fact is refused alone with its code. */
+  learnLlm(index: number, batch: LlmBatch, prompt: string, answer: string | { error: string }): ExtractReport;
   /** The active items a judge should compare a new item with. */
   itemCandidates(item: NewItem): MemoryItem[];
-  /** The prompt asking an LLM how `item` relates to `existing` (an item or its id). */
-  judgePrompt(item: NewItem, existing: MemoryItem | string): string;
-  /** Parses an LLM's judgement against item `itemId`; throws `HOST` if it is malformed. */
-  parseJudgement(itemId: string, answer: string): Judged;
   /** Learns proposals, `judged[i]` judging the candidates of `proposals[i]`. */
   learn(proposals: NewItem[], judged?: Judged[][]): ExtractReport;
   /** `user`'s working memory of `thread` (omitted: no user's); empty fields if none. */
@@ -879,13 +878,41 @@ export interface ExtractReport {
   learned: Learned[];
   /** Items ended by a retraction ("I don't mind cilantro anymore"). */
   retracted: string[];
+  /** What of the model's answers was refused, fact by fact (an LLM pass only). */
+  refused?: Refusal[];
+  /** Turns the rules learned because their batch's answer was refused whole. */
+  byRules?: string[];
+  /** The pass's LLM calls and their estimated tokens (an LLM pass only). */
+  llm?: { calls: number; promptTokens: number; answerTokens: number };
 }
 
-/** One prompt of an LLM extraction. */
-export interface ExtractionPrompt {
-  kind: ItemKind;
-  prompt: string;
+/** The turns one LLM call learns from. */
+export interface LlmBatch {
+  turns: string[];
+  tokens: number;
+  kinds: ItemKind[];
 }
+
+/** A refused fact of a model's answer (`fact`: its index), or the refused answer. */
+export interface Refusal {
+  batch: number;
+  fact?: number;
+  code: 'NOT_JSON' | 'BAD_SHAPE' | 'BAD_FACT' | 'UNKNOWN_OP' | 'UNKNOWN_SOURCE' | 'UNKNOWN_ITEM' | 'EMPTY_TEXT' | 'BAD_CONFIDENCE' | 'UNKNOWN_SPEAKER' | 'INVALID_ITEM';
+  message: string;
+}
+
+/** A host's LLM: the model's answer to `prompt`. `schema` (given when memdag extracts) is the
+ * JSON Schema the answer must follow; pass it to a model that takes one. */
+export type Complete = (prompt: string, options?: { schema?: object }) => Promise<string>;
+
+/** The JSON Schema of a model's extraction answer (`{ facts: [...] }`). */
+export function llmSchema(): object;
+/** Chrome's built-in Prompt API (`LanguageModel`) as `complete`, or null when absent. */
+export function promptApiComplete(options?: { languageModel?: unknown; options?: object }): Promise<Complete | null>;
+/** A Workers AI binding (`env.AI`) as `complete`. */
+export function workersAiComplete(ai: { run(model: string, input: object): Promise<unknown> }, options?: { model?: string; maxTokens?: number }): Complete;
+/** An OpenAI-compatible chat completions endpoint as `complete`. */
+export function openAiComplete(options: { baseUrl?: string; apiKey?: string; model: string; fetch?: typeof fetch; temperature?: number }): Complete;
 
 /** The LLM's judgement of a new item against candidate `item`. */
 export interface Judged {
@@ -1245,8 +1272,8 @@ export interface OpenOptions {
   storage?: StorageAdapter;
   /** The host's embedder; absent: the built-in lexical embedder. Calls are batched. */
   embed?: (texts: string[]) => Promise<Array<Float32Array | number[]>>;
-  /** The host's LLM; absent: the extractive compactor. */
-  complete?: (prompt: string) => Promise<string>;
+  /** The host's LLM; absent: the extractive compactor and the extraction rules. */
+  complete?: Complete;
   /** Flush after each turn (default false). */
   autoFlush?: boolean;
   /** Refresh when another tab flushes (BroadcastChannel hint; default true). */
@@ -1349,16 +1376,15 @@ export class PersistentMemory extends EventTarget {
   resolutions(query?: ResolutionQuery): LoggedResolution[];
   readonly memoryConfig: MemoryConfig;
   setMemoryConfig(config: Partial<MemoryConfig>): Promise<void>;
-  /** Learns items from turns through the host's `complete` when the memory has one (every
-   * answer parsed before anything is written: a malformed one rejects with `HOST` and
-   * changes nothing), else by the rules; resolves once durable. */
+  /** Learns items from turns through the host's `complete` when the memory has one, batch by
+   * batch (a bad fact is refused alone, a failed call has the rules learn its batch), else
+   * by the rules; resolves once durable. */
   extract(query: ExtractQuery): Promise<ExtractReport>;
   proposeItems(query: ExtractQuery): Proposal[];
-  extractionPrompts(query: ExtractQuery): ExtractionPrompt[];
-  parseExtraction(query: ExtractQuery, kind: ItemKind, answer: string): Proposal[];
+  llmBatches(query: ExtractQuery): LlmBatch[];
+  llmPrompt(batch: LlmBatch): string;
+  learnLlm(index: number, batch: LlmBatch, prompt: string, answer: string | { error: string }): Promise<ExtractReport>;
   itemCandidates(item: NewItem): MemoryItem[];
-  judgePrompt(item: NewItem, existing: MemoryItem | string): string;
-  parseJudgement(itemId: string, answer: string): Judged;
   learn(proposals: NewItem[], judged?: Judged[][]): Promise<ExtractReport>;
   workingMemory(thread: string, user?: string): WorkingMemory;
   /** Changes one field of a user's working memory of a thread; resolves once durable. Two

@@ -1,27 +1,53 @@
-// Learning long-term memory items through the host's LLM: the asynchronous driver of the
-// core's steps (see crates/memdag-core/src/memory/extract.rs), for PersistentMemory.extract.
+// Learning long-term memory items through the host's LLM: the asynchronous side of the core's
+// contract (crates/memdag-core/src/memory/llm/), for PersistentMemory.extract.
 //
-//   1. extractionPrompts(query)              one prompt per kind
-//   2. complete(prompt) -> parseExtraction   every answer parsed before anything is written
-//   3. itemCandidates(proposal)              the active items each proposal may touch
-//   4. complete(judgePrompt) -> parseJudgement
-//   5. learn(proposals, judged)              the caller writes, in one synchronous step
+//   1. llmBatches(query)                       one thread's new turns each, capped by tokens
+//   2. llmPrompt(batch)                         the instructions, the known items, the turns
+//   3. complete(prompt, { schema })             the host's model (schema: llmSchema())
+//   4. learnLlm(index, batch, prompt, answer)   fact by fact; the caller writes and journals it
 //
-// Steps 1 to 4 only read, so a malformed answer (a `HOST` error from the core) or a failing
-// host call (a `HOST` error from host.js) rejects with nothing written. The LLM calls of a step
-// run concurrently. `core()` is asked for the live core at each step: a rebase may swap it
-// while the host is awaited.
-import { completeChecked } from './host.js';
+// Batches run one after another, so each prompt shows what the ones before it learned. A call
+// that throws or answers no string is handed to the core as `{ error }`: the rules learn that
+// batch, and the report says so (`refused`, `byRules`). Nothing a model answers can throw past
+// the core's checks: a bad fact is refused alone, with a stable code.
+import { llmSchema } from './dist/memdag_wasm.js';
 
-/** The proposals of an LLM extraction and the LLM's judgements of their candidates. */
-export async function llmExtraction(core, complete, query) {
-  const prompts = core().extractionPrompts(query);
-  const answers = await Promise.all(prompts.map((p) => completeChecked(complete, p.prompt)));
-  const proposals = prompts.flatMap((p, i) => core().parseExtraction(query, p.kind, answers[i]));
-  const judged = await Promise.all(proposals.map(async (proposal) => {
-    const candidates = core().itemCandidates(proposal);
-    const verdicts = await Promise.all(candidates.map((c) => completeChecked(complete, core().judgePrompt(proposal, c))));
-    return candidates.map((c, i) => core().parseJudgement(c.id, verdicts[i]));
-  }));
-  return { proposals, judged };
+let schema = null;
+
+/** The JSON Schema of an answer (computed once). */
+export function answerSchema() {
+  schema ??= llmSchema();
+  return schema;
+}
+
+/** The model's answer to `prompt`: its text, or `{ error }` when the call failed. */
+export async function ask(complete, prompt) {
+  try {
+    const answer = await complete(prompt, { schema: answerSchema() });
+    if (typeof answer === 'string') return answer;
+    return { error: `complete returned ${answer === null ? 'null' : typeof answer}, not a string` };
+  } catch (e) {
+    return { error: `complete: ${e?.message ?? e}` };
+  }
+}
+
+/** The reports of a pass's batches as one. */
+export function mergeReports(reports) {
+  const out = { turns: 0, learned: [], retracted: [], refused: [], byRules: [] };
+  let llm = null;
+  for (const r of reports) {
+    out.turns += r.turns;
+    out.learned.push(...r.learned);
+    out.retracted.push(...r.retracted);
+    out.refused.push(...(r.refused ?? []));
+    out.byRules.push(...(r.byRules ?? []));
+    if (r.llm) {
+      llm ??= { calls: 0, promptTokens: 0, answerTokens: 0 };
+      llm.calls += r.llm.calls;
+      llm.promptTokens += r.llm.promptTokens;
+      llm.answerTokens += r.llm.answerTokens;
+    }
+  }
+  if (llm) out.llm = llm;
+  return out;
 }

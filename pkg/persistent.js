@@ -53,7 +53,7 @@
 import { IndexedDbStorage, Memory, decodeSnapshot, headKey, recallMatchText, searchWantsVector } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
 import { EmbedBatcher, completeChecked, turnText } from './host.js';
-import { llmExtraction } from './learn.js';
+import { ask, mergeReports } from './learn.js';
 import { withLock } from './lock.js';
 import { MemoryStorage } from './storage/memory.js';
 
@@ -68,7 +68,7 @@ const READS = [
   'get', 'recent', 'byUser', 'ancestors', 'descendants', 'children', 'threads', 'users', 'search',
   'searchFull', 'grep', 'recall', 'recallView', 'accessCount', 'compactionPrompt', 'blob', 'blobIds',
   'snapshot', '__trapForTests', 'getItem', 'itemHistory', 'listItems', 'resolutions', 'proposeItems',
-  'extractionPrompts', 'parseExtraction', 'itemCandidates', 'judgePrompt', 'parseJudgement',
+  'llmBatches', 'llmPrompt', 'itemCandidates',
   'workingMemory', 'workThreads', 'timeline', 'neighbors', 'path', 'subgraph', 'toolSchemas',
   'cited', 'exportSnapshot', 'exportJsonl', 'exportMarkdown',
 ];
@@ -410,13 +410,25 @@ export class PersistentMemory extends EventTarget {
     return this.#change('setMemoryConfig', [config], (core) => core.setMemoryConfig(config));
   }
 
-  /** Learns items from turns: through the host's `complete` when the memory has one (every
-   * answer is parsed before anything is written, so a malformed one rejects with `HOST` and
-   * changes nothing), else by the rules. Resolves with the report once it is durable. */
+  /** Learns items from turns: through the host's `complete` when the memory has one, batch by
+   * batch (see learn.js: a bad fact is refused alone, a failed call has the rules learn its
+   * batch), else by the rules. Resolves with the report once it is durable. */
   async extract(query) {
     if (!this.#complete) return this.#change('extract', [query], (core) => core.extract(query));
-    const { proposals, judged } = await llmExtraction(() => this.#core, this.#complete, query);
-    return this.#change('learn', [proposals, judged], (core) => core.learn(proposals, judged));
+    const batches = this.#core.llmBatches(query);
+    const parts = [];
+    for (const [i, batch] of batches.entries()) {
+      const prompt = this.#core.llmPrompt(batch);
+      const answer = await ask(this.#complete, prompt);
+      parts.push(this.#change('learnLlm', [i, batch, prompt, answer], (core) => core.learnLlm(i, batch, prompt, answer)));
+    }
+    return mergeReports(await Promise.all(parts));
+  }
+
+  /** Learns the model's answer to the prompt of a batch (see `Memory.learnLlm`); resolves
+   * with the report once it is durable. */
+  async learnLlm(index, batch, prompt, answer) {
+    return this.#change('learnLlm', [index, batch, prompt, answer], (core) => core.learnLlm(index, batch, prompt, answer));
   }
 
   /** Learns proposals with the judgements of their candidates; resolves once durable. */

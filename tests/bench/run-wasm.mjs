@@ -5,7 +5,8 @@
 //   node tests/bench/run-wasm.mjs --memory [--sizes 100000] [--json]
 //
 // --memory reports long-term memory: the rule-based extractor's quality on
-// tests/data/memory/{dev,heldout}.jsonl, and memory_add_p99_ms (one item add with its dedup and
+// tests/data/memory/{dev,heldout}.jsonl, the observation figures on LoCoMo's dev conversations
+// (--data; else the fixture tests/data/locomo: crates/memdag-bench/src/observations.rs), and memory_add_p99_ms (one item add with its dedup and
 // conflict checks into a store of N turns and N/10 items), path_p50_ms (N facts),
 // work_update_p99_ms and purge_ms (N/10 expired items), at the largest size.
 //
@@ -15,8 +16,8 @@
 // Builds crates/memdag-bench for wasm32-unknown-unknown (release, +simd128), runs
 // wasm-bindgen --target nodejs (CLI 0.2.130, as pinned), loads it and prints the same table.
 // tests/bench/peers.mjs runs this workload too, side by side with the peer engines.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { defaultData, loadBench, locomo, option } from './lib.mjs';
 
 const args = process.argv.slice(2);
@@ -25,6 +26,15 @@ const json = args.includes('--json');
 const data = resolve(option(args, '--data', defaultData));
 const vectorQueries = Number(option(args, '--vector-queries', '500'));
 const rebuild = !args.includes('--no-rebuild');
+
+/** LoCoMo's dev conversations with their observations in `dir`, else the repository's fixture
+ * (tests/data/locomo): what memdag-bench --memory scores too. */
+function observationSets(dir) {
+  const read = (d, names) => (names.every((c) => existsSync(join(d, `${c}.observations.jsonl`)))
+    ? names.map((c) => ({ turns: readFileSync(join(d, `${c}.turns.jsonl`), 'utf8'), observations: readFileSync(join(d, `${c}.observations.jsonl`), 'utf8') }))
+    : null);
+  return read(dir, ['conv-26', 'conv-30']) ?? read(new URL('../data/locomo/', import.meta.url).pathname, ['conv-30']);
+}
 
 const bench = loadBench({ build: !args.includes('--no-build') });
 const { turns, questions } = locomo(data);
@@ -36,8 +46,12 @@ if (args.includes('--memory')) {
   const heldout = readFileSync(new URL('heldout.jsonl', root), 'utf8');
   const r = JSON.parse(bench.memory_json(n, turns, questions, dev, heldout));
   if (r.error) throw new Error(r.error);
-  if (json) console.log(JSON.stringify({ ...r, runtime: 'wasm' }));
+  const obs = observationSets(data);
+  const observations = JSON.parse(bench.observations_json(obs.map((o) => o.turns), obs.map((o) => o.observations)));
+  if (observations.error) throw new Error(observations.error);
+  if (json) console.log(JSON.stringify({ ...r, observations, runtime: 'wasm' }));
   else {
+    console.log(bench.observations_line(JSON.stringify(observations)));
     for (const set of ['dev', 'heldout']) {
       const a = r[set].all;
       console.log(`extraction ${set}: precision ${a.precision.toFixed(3)} recall ${a.recall.toFixed(3)} duplicates ${a.duplicates} superseded-active ${a.superseded_active}`);

@@ -190,11 +190,13 @@ test('a store opened with a key is sealed in the JS kv, and opens only with that
 
 test('items, working memory, the graph, time and the tools run under jco', async () => {
   const kv = new MapKv();
+  const prompts = [];
   const llm = (prompt) => {
-    if (prompt.includes('Two long-term memory items')) return '{"verdict": "contradicts"}';
-    return prompt.includes('of kind "personal"')
-      ? '{"items": [{"source": "t1", "text": "Lives in Lisbon", "relation": "residence", "object": "Lisbon"}]}'
-      : '{"items": []}';
+    prompts.push(prompt);
+    return JSON.stringify({ facts: [
+      { op: 'add', source: 't1', text: 'Lives in Lisbon', relation: 'residence', object: 'Lisbon' },
+      { op: 'add', source: 't9', text: 'a turn the prompt did not show' },
+    ] });
   };
   const { memory } = await instantiate(dir, { kv, complete: llm });
   const store = memory.Store.open(undefined, 'builtin');
@@ -220,6 +222,12 @@ test('items, working memory, the graph, time and the tools run under jco', async
   assert.deepEqual(rules.learned[0].item.sources, ['t1']);
   const viaLlm = store.extractWithLlm({ ids: ['t1'], kinds: [] });
   assert.equal(viaLlm.learned[0].item.text, 'Lives in Lisbon');
+  assert.equal(viaLlm.learned[0].outcome, 'superseded', 'a new residence, by the rules of conflict');
+  assert.match(prompts[0], /\[t1\] Ada, .*: I live in Austin\./);
+  assert.deepEqual(viaLlm.refused.map((r) => [r.fact, r.code]), [[1, 'unknown-source']]);
+  assert.deepEqual(viaLlm.byRules, []);
+  assert.equal(viaLlm.llm.calls, 1);
+  assert.ok(viaLlm.llm.promptTokens > 500);
   const lisbon = viaLlm.learned[0].item.id;
   assert.equal(store.getItem(paris.item.id, undefined).status, 'superseded');
   assert.equal(store.getItem(lisbon, 'bob'), undefined);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Memory, MemoryStorage, parseDuration } from '../../pkg/index.js';
+import { Memory, MemoryStorage, llmSchema, parseDuration } from '../../pkg/index.js';
 import { thrown, rejection } from './throws.mjs';
 
 const DAY = 86_400_000;
@@ -165,96 +165,119 @@ test('the rules learn from English and Chinese turns', () => {
   assert.equal(thrown(() => mem.extract({ ids: ['ghost'] })).code, 'NOT_FOUND');
 });
 
-/** A scripted LLM: extraction answers by kind, judgements by verdict; it counts its calls. */
-function scripted({ personal = '{"items": []}', verdict = 'contradicts' } = {}) {
+/** A scripted model: answers each prompt with `answer(prompt, shownItems)`, and keeps the calls. */
+function scripted(answer) {
   const calls = [];
-  const complete = async (prompt) => {
-    calls.push(prompt);
-    if (prompt.startsWith('Two long-term memory items')) return `{"verdict": "${verdict}", "merged": "Lives in Paris"}`;
-    if (prompt.includes('kind "personal"')) return personal;
-    return '```json\n{"items": []}\n```';
+  return {
+    calls,
+    complete: async (prompt, options) => {
+      calls.push({ prompt, options });
+      const known = [...prompt.matchAll(/^- (\S+) \([^)]*\): (.*)$/gm)].map((m) => ({ id: m[1], text: m[2] }));
+      return answer(prompt, known);
+    },
   };
-  return { calls, complete };
 }
 
-test('extraction through a scripted LLM drives prompts, parsing, candidates and judgements', async () => {
+test('extraction through a scripted LLM: add, supersede, update and none, with history', async () => {
   const storage = new MemoryStorage();
-  const personal = JSON.stringify({ items: [{ source: 't2', text: 'Lives in Paris', relation: 'residence', object: 'Paris', importance: 0.8 }] });
-  const llm = scripted({ personal });
+  const llm = scripted((prompt, known) => {
+    const id = (word) => known.find((k) => k.text.includes(word))?.id;
+    if (prompt.includes('[t1]')) {
+      return JSON.stringify({ facts: [
+        { op: 'add', source: 't1', text: 'Ada lives in Berlin', relation: 'residence', object: 'Berlin', confidence: 0.9 },
+        { op: 'add', source: 't1', text: 'Ada plays the oboe' },
+        { op: 'add', source: 't1', text: 'Ada has a cat' },
+      ] });
+    }
+    return '```json\n' + JSON.stringify({ facts: [
+      { op: 'supersede', item: id('Berlin'), source: 't2', text: 'Ada lives in Paris', relation: 'residence', object: 'Paris' },
+      { op: 'update', item: id('oboe'), source: 't2', text: 'Ada plays the oboe in an orchestra' },
+      { op: 'none', item: id('cat'), source: 't2' },
+    ] }) + '\n```';
+  });
   const mem = await open(storage, { complete: llm.complete });
-  await mem.add({ id: 't1', thread: 't', user: 'ada', createdAt: T0, input: 'I live in Berlin' });
-  await mem.add({ id: 't2', thread: 't', user: 'ada', createdAt: T0 + DAY, input: 'We moved to Paris last week' });
-  const berlin = await mem.addItem({ kind: 'personal', user: 'ada', text: 'Lives in Berlin', relation: 'residence', object: 'Berlin', sources: ['t1'], createdAt: T0 });
+  await mem.add({ id: 't1', thread: 'a', user: 'ada', createdAt: T0, input: 'I live in Berlin, play the oboe and have a cat' });
+  const first = await mem.extract({ thread: 'a' });
+  assert.equal(llm.calls.length, 1, 'one call for the thread');
+  assert.deepEqual(llm.calls[0].options.schema.required, ['facts'], 'the schema is handed to the model');
+  assert.deepEqual(first.learned.map((l) => l.outcome), ['added', 'added', 'added']);
+  assert.equal(first.learned[0].item.confidence, 0.9);
+  assert.equal(first.llm.calls, 1);
+  assert.ok(first.llm.promptTokens > 500, 'tokens are counted');
 
-  const report = await mem.extract({ ids: ['t2'] });
-  assert.equal(llm.calls.length, 4, 'three extraction prompts (personal, procedural, tool) and one judgement');
-  assert.match(llm.calls[3], /EXISTING: Lives in Berlin\nNEW: Lives in Paris/);
-  assert.equal(report.learned.length, 1);
-  const [learned] = report.learned;
-  assert.equal(learned.outcome, 'superseded');
-  assert.deepEqual(learned.others, [berlin.item.id]);
-  assert.equal(learned.item.importance, 0.8);
-  assert.deepEqual(learned.item.sources, ['t2']);
-  assert.equal(learned.item.log[0].by, 'llm');
+  await mem.add({ id: 't2', thread: 'b', user: 'ada', createdAt: T0 + DAY, input: 'We moved to Paris; I joined an orchestra; the cat is fine' });
+  const report = await mem.extract({ thread: 'b' });
+  assert.match(llm.calls[1].prompt, /Ada lives in Berlin/, 'the known items are in the prompt');
+  assert.deepEqual(report.learned.map((l) => l.outcome), ['superseded', 'updated', 'corroborated']);
+  assert.deepEqual(report.refused, []);
   assert.equal(mem.pending, 0, 'durable when it resolves');
   const reader = await open(storage);
-  assert.equal(reader.getItem(berlin.item.id).status, 'superseded');
-  assert.equal(reader.getItem(learned.item.id).text, 'Lives in Paris');
+  assert.deepEqual(reader.listItems({ user: 'ada' }).map((i) => i.text).sort(), ['Ada has a cat', 'Ada lives in Paris', 'Ada plays the oboe in an orchestra']);
+  assert.equal(reader.getItem(first.learned[0].item.id).status, 'superseded');
+  assert.deepEqual(reader.itemHistory(report.learned[1].item.id).map((h) => h.text), ['Ada plays the oboe', 'Ada plays the oboe in an orchestra']);
   reader.free();
 
-  // The same steps, run by hand on the core: what PersistentMemory.extract does.
-  const query = { ids: ['t2'] };
-  const prompts = mem.extractionPrompts(query);
-  assert.deepEqual(prompts.map((p) => p.kind), ['personal', 'procedural', 'tool']);
-  assert.match(prompts[0].prompt, /--- turn t2 \(user "ada"\) ---/);
-  const proposals = mem.parseExtraction(query, 'personal', personal);
-  assert.deepEqual(proposals.map((p) => [p.kind, p.text, p.createdAt, p.sources]), [['personal', 'Lives in Paris', T0 + DAY, ['t2']]]);
-  assert.equal(thrown(() => mem.parseExtraction(query, 'personal', '{"items": [{"source": "t9", "text": "x"}]}')).code, 'HOST');
-  assert.equal(thrown(() => mem.parseExtraction(query, 'mood', personal)).code, 'INVALID_INPUT');
-  const candidates = mem.itemCandidates(proposals[0]);
-  assert.deepEqual(candidates.map((c) => c.id), [learned.item.id], 'the active item it may touch');
-  const prompt = mem.judgePrompt(proposals[0], candidates[0]);
-  assert.equal(mem.judgePrompt(proposals[0], candidates[0].id), prompt, 'an item or its id');
-  assert.match(prompt, /"verdict"/);
-  assert.equal(thrown(() => mem.judgePrompt(proposals[0], 'ghost')).code, 'NOT_FOUND');
-  const same = mem.parseJudgement(candidates[0].id, '{"verdict": "same"}');
-  assert.deepEqual(same, { item: candidates[0].id, verdict: 'same', merged: null });
-  assert.equal(thrown(() => mem.parseJudgement(candidates[0].id, '{"verdict": "maybe"}')).code, 'HOST');
-  const again = await mem.learn(proposals, [[same]]);
-  assert.equal(again.learned[0].outcome, 'corroborated', 'the judgement replaces the rule');
-  assert.equal(mem.getItem(learned.item.id).corroborations, 1);
+  // The same steps by hand on the core: what PersistentMemory.extract does.
+  const batches = mem.llmBatches({ ids: ['t1', 't2'] });
+  assert.deepEqual(batches.map((b) => b.turns), [['t1'], ['t2']], 'one batch per thread');
+  const prompt = mem.llmPrompt(batches[1]);
+  assert.match(prompt, /\[t2\] Ada, 2 May 2024: We moved to Paris/);
+  assert.equal(thrown(() => mem.llmPrompt({ turns: ['ghost'] })).code, 'NOT_FOUND');
+  const byHand = await mem.learnLlm(1, batches[1], prompt, JSON.stringify({ facts: [{ op: 'add', source: 't2', text: 'Ada likes rainy days' }] }));
+  assert.deepEqual(byHand.learned.map((l) => l.item.text), ['Ada likes rainy days']);
+  assert.equal((await rejection(mem.learnLlm(0, batches[0], prompt, 42))).code, 'INVALID_INPUT');
+  assert.equal(llmSchema().properties.facts.items.properties.op.enum.length, 4);
+  // A host's own proposals, judged by its model, learn through the same dedup.
+  const proposal = { kind: 'personal', user: 'ada', text: 'Ada likes rainy days', sources: ['t2'], createdAt: T0 + DAY };
+  const candidates = mem.itemCandidates(proposal);
+  const rainy = candidates.find((c) => c.text === 'Ada likes rainy days');
+  assert.ok(rainy, 'the item it may touch is a candidate');
+  const again = await mem.learn([proposal], [candidates.map((c) => ({ item: c.id, verdict: c === rainy ? 'same' : 'unrelated' }))]);
+  assert.equal(again.learned[0].outcome, 'corroborated');
+  assert.deepEqual(again.learned[0].item.sources, ['t2']);
   await mem.close();
 });
 
-test('a malformed LLM answer rejects with HOST and writes nothing', async () => {
+test('bad LLM output is refused fact by fact, a failed call has the rules learn, nothing breaks', async () => {
   const storage = new MemoryStorage();
-  const llm = scripted({ personal: 'Sure! The user lives in Paris.' });
+  const llm = scripted(() => JSON.stringify({ facts: [
+    { op: 'add', source: 't1', text: 'Ada lives in Oslo' },
+    { op: 'add', source: 't9', text: 'a turn not shown' },
+    { op: 'merge', source: 't1', text: 'x' },
+    { op: 'update', item: 'm-ghost', source: 't1', text: 'x' },
+    { op: 'add', source: 't1', text: '' },
+    { op: 'add', source: 't1', text: 'x', confidence: 7 },
+    { op: 'add', source: 't1', text: 'x', colour: 'red' },
+    { op: 'add', source: 't1', speaker: 'Zed', text: 'x' },
+  ] }));
   const mem = await open(storage, { complete: llm.complete });
-  await mem.add({ id: 't1', thread: 't', user: 'ada', createdAt: T0, input: 'I live in Paris' });
-  const before = new Map([...storage.map].map(([k, v]) => [k, Buffer.from(v).toString('hex')]));
-  const e = await rejection(mem.extract({ thread: 't' }));
-  assert.equal(e.code, 'HOST');
-  assert.match(e.message, /personal extraction answer/);
-  assert.equal(llm.calls.length, 3, 'every prompt was asked, none was learned');
-  assert.deepEqual(mem.listItems({ all: true }), []);
-  assert.equal(mem.len, 1);
-  assert.equal(mem.pending, 0);
-  await mem.flush();
-  assert.deepEqual(new Map([...storage.map].map(([k, v]) => [k, Buffer.from(v).toString('hex')])), before, 'no byte written');
+  await mem.add({ id: 't1', thread: 't', user: 'ada', createdAt: T0, input: 'I live in Oslo' });
+  const report = await mem.extract({ thread: 't' });
+  assert.deepEqual(report.learned.map((l) => l.item.text), ['Ada lives in Oslo']);
+  assert.deepEqual(report.refused.map((r) => [r.fact, r.code]), [
+    [1, 'UNKNOWN_SOURCE'], [2, 'UNKNOWN_OP'], [3, 'UNKNOWN_ITEM'], [4, 'EMPTY_TEXT'], [5, 'BAD_CONFIDENCE'], [6, 'BAD_FACT'],
+    [7, 'UNKNOWN_SPEAKER'],
+  ]);
+  assert.deepEqual(report.byRules, []);
 
-  const failing = await open(new MemoryStorage(), { complete: async () => { throw new Error('rate limited'); } });
-  await failing.add({ id: 't1', thread: 't', user: 'ada', input: 'I live in Paris' });
-  const down = await rejection(failing.extract({ ids: ['t1'] }));
-  assert.equal(down.code, 'HOST');
-  assert.match(down.message, /rate limited/);
-  assert.deepEqual(failing.listItems({ all: true }), []);
-  failing.free();
+  for (const complete of [async () => 'Sure! Ada lives in Oslo.', async () => { throw new Error('rate limited'); }, async () => 42]) {
+    const m = await open(new MemoryStorage(), { complete });
+    await m.add({ id: 't1', thread: 't', user: 'ada', createdAt: T0, input: 'I live in Paris' });
+    const r = await m.extract({ ids: ['t1'] });
+    assert.equal(r.refused.length, 1);
+    assert.equal(r.refused[0].fact, undefined, 'the whole answer');
+    assert.equal(r.refused[0].code, 'NOT_JSON');
+    assert.deepEqual(r.byRules, ['t1']);
+    assert.deepEqual(r.learned.map((l) => l.item.text), ['Lives in Paris'], 'as the rules learn it');
+    m.free();
+  }
 
   // Without complete, extract uses the rules.
   const rules = await open(new MemoryStorage());
   await rules.add({ id: 't1', thread: 't', user: 'ada', input: 'I live in Paris', createdAt: T0 });
-  const report = await rules.extract({ ids: ['t1'] });
-  assert.deepEqual(report.learned.map((l) => l.item.text), ['Lives in Paris']);
+  const plain = await rules.extract({ ids: ['t1'] });
+  assert.deepEqual(plain.learned.map((l) => l.item.text), ['Lives in Paris']);
+  assert.equal(plain.llm, undefined);
   rules.free();
   mem.free();
 });

@@ -169,6 +169,13 @@ import {
   type ExtractReport,
   type Judged,
   type Learned,
+  type LlmBatch,
+  type Refusal,
+  type Complete,
+  llmSchema,
+  openAiComplete,
+  promptApiComplete,
+  workersAiComplete,
   type MemoryItem,
   type NewItem,
   type OpenAiTool,
@@ -193,12 +200,20 @@ function itemUsage(m: Memory): void {
   const conflict: 'newest' | 'keep' | 'merge' = m.memoryConfig.conflict;
   const report: ExtractReport = m.extract({ thread: 't', kinds: ['personal'] });
   const proposals: Proposal[] = m.proposeItems({ ids: ['a'] });
-  const prompts = m.extractionPrompts({ user: 'ada' }).map((p) => p.kind + p.prompt);
-  const parsed: Proposal[] = m.parseExtraction({ ids: ['a'] }, 'tool', '{"items": []}');
-  const candidates: MemoryItem[] = m.itemCandidates(parsed[0]);
-  const prompt: string = m.judgePrompt(parsed[0], candidates[0]) + m.judgePrompt(item, 'm1');
-  const judged: Judged = m.parseJudgement(candidates[0].id, '{"verdict": "same"}');
+  const batches: LlmBatch[] = m.llmBatches({ user: 'ada' });
+  const prompt: string = m.llmPrompt(batches[0]);
+  const llmReport: ExtractReport = m.learnLlm(0, batches[0], prompt, '{"facts": []}');
+  m.learnLlm(0, batches[0], prompt, { error: 'timeout' });
+  const codes: string[] = (llmReport.refused ?? []).map((r: Refusal) => r.code + (r.fact ?? ''));
+  const prompts = [codes, llmReport.llm?.calls, llmReport.byRules];
+  const candidates: MemoryItem[] = m.itemCandidates(proposals[0]);
+  const judged: Judged = { item: candidates[0].id, verdict: 'same' };
   m.learn(proposals, [[judged]]);
+  const schema: object = llmSchema();
+  const openai: Complete = openAiComplete({ baseUrl: 'http://localhost:8000/v1', model: 'm' });
+  const workers: Complete = workersAiComplete({ run: async () => ({ response: '{}' }) });
+  promptApiComplete().then((c: Complete | null) => c?.('hi', { schema }));
+  console.log(openai, workers);
   m.learn([item]);
   // @ts-expect-error a kind is one of four names
   m.addItem({ kind: 'mood', text: 'x' });

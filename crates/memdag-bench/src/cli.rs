@@ -41,7 +41,7 @@ fn repo_path(rel: &str) -> PathBuf {
 
 /// The long-term memory rows: extraction quality on the labelled sets, and the speed rows at
 /// the largest size (turns), with a tenth as many items and as many facts as turns.
-fn memory_report(base: &[String], sizes: &[usize], json: bool) -> i32 {
+fn memory_report(base: &[String], sizes: &[usize], json: bool, data: &std::path::Path) -> i32 {
     let root = repo_path("tests/data/memory");
     for set in ["dev", "heldout"] {
         match crate::memory::score(&root.join(format!("{set}.jsonl"))) {
@@ -66,6 +66,17 @@ fn memory_report(base: &[String], sizes: &[usize], json: bool) -> i32 {
             }
         }
     }
+    match observation_sets(data).and_then(|(from, sets)| {
+        eprintln!("bench: observations of {from}");
+        crate::observations::run(&sets, &now_ms, "native")
+    }) {
+        Ok(r) if json => println!("{}", serde_json::json!({ "observations": r })),
+        Ok(r) => println!("{}", crate::observations::line(&r)),
+        Err(e) => {
+            eprintln!("bench: observations: {e}");
+            return 1;
+        }
+    }
     let turns = sizes.iter().copied().max().unwrap_or(100_000);
     eprintln!(
         "bench: memory speed at {turns} turns, {} items, {turns} facts",
@@ -78,6 +89,41 @@ fn memory_report(base: &[String], sizes: &[usize], json: bool) -> i32 {
         println!("{}", crate::memory::speed_table(&[r]));
     }
     0
+}
+
+/// The conversations with observations in `data` (conv-26 and conv-30, LoCoMo's dev split),
+/// else the repository's fixture (tests/data/locomo): where they come from, and (turns,
+/// observations) texts.
+fn observation_sets(data: &std::path::Path) -> Result<(String, Vec<(String, String)>), String> {
+    let read = |dir: &std::path::Path, names: &[&str]| -> Option<Vec<(String, String)>> {
+        names
+            .iter()
+            .map(|c| {
+                let t = std::fs::read_to_string(dir.join(format!("{c}.turns.jsonl"))).ok()?;
+                let o =
+                    std::fs::read_to_string(dir.join(format!("{c}.observations.jsonl"))).ok()?;
+                Some((t, o))
+            })
+            .collect()
+    };
+    if let Some(sets) = read(data, &["conv-26", "conv-30"]) {
+        return Ok((data.display().to_string(), sets));
+    }
+    let fixture = repo_path("tests/data/locomo");
+    read(&fixture, &["conv-30"])
+        .map(|sets| {
+            (
+                format!("{} (no dev split at {})", fixture.display(), data.display()),
+                sets,
+            )
+        })
+        .ok_or_else(|| {
+            format!(
+                "no observations at {} nor {}",
+                data.display(),
+                fixture.display()
+            )
+        })
 }
 
 /// Runs the benchmark with these arguments (without the program name); returns the exit code.
@@ -167,7 +213,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
         (locomo::turn_texts(&convs), locomo::question_texts(&convs))
     };
     if memory {
-        return memory_report(&base, &sizes, json);
+        return memory_report(&base, &sizes, json, &data);
     }
     if seal {
         let mut reports = Vec::new();

@@ -16,6 +16,7 @@ pub mod cli_path;
 pub mod corpus;
 pub mod locomo;
 pub mod memory;
+pub mod observations;
 pub mod seal;
 pub mod table;
 pub mod workload;

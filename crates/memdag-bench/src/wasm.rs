@@ -273,3 +273,22 @@ pub fn memory_table(reports: String) -> String {
     let rs: Vec<crate::memory::SpeedReport> = serde_json::from_str(&reports).unwrap_or_default();
     crate::memory::speed_table(&rs)
 }
+
+/// The observation figures (see [`crate::observations`]) of conversations given as their
+/// turns and observations JSONL texts, pair by pair; `{"error"}` on bad input.
+#[wasm_bindgen]
+pub fn observations_json(turns: Vec<String>, observations: Vec<String>) -> String {
+    let sets: Vec<(String, String)> = turns.into_iter().zip(observations).collect();
+    match crate::observations::run(&sets, &clock, "wasm") {
+        Ok(r) => serde_json::to_string(&r).unwrap_or_default(),
+        Err(e) => serde_json::json!({ "error": e }).to_string(),
+    }
+}
+
+/// The observation figures as one line.
+#[wasm_bindgen]
+pub fn observations_line(report: String) -> String {
+    serde_json::from_str(&report)
+        .map(|r| crate::observations::line(&r))
+        .unwrap_or_default()
+}

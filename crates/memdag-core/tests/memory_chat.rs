@@ -117,6 +117,30 @@ const TOLD: &[(&str, &str)] = &[
         "Woodworking is Priya's happy place",
     ),
     (
+        "Running has kept me going through a rough winter.",
+        "Running has kept Priya going through a rough winter",
+    ),
+    (
+        "Jazz piano really speaks to me.",
+        "Jazz piano really speaks to Priya",
+    ),
+    (
+        "Big news: I'm moving to Leeds in June!",
+        "Priya is moving to Leeds in June",
+    ),
+    (
+        "My parents are visiting, so I'm repainting the spare room.",
+        "Priya is repainting the spare room",
+    ),
+    (
+        "Rex and I have been going to agility classes.",
+        "Rex and Priya have been going to agility classes",
+    ),
+    (
+        "I really love painting and I was so happy to finish one.",
+        "Priya really loves painting, they were so happy to finish one",
+    ),
+    (
         "I just finished reading \"The Overstory.\" Loved it.",
         "Priya just finished reading \"The Overstory\"",
     ),

@@ -32,6 +32,12 @@ fn turn(input: &str) -> Record {
 /// (input, kind, relation or "", words the item's text must hold)
 const STATED: &[(&str, ItemKind, &str, &[&str])] = &[
     (
+        "Always run the tests before you deploy.",
+        ItemKind::Procedural,
+        "",
+        &["run the tests before you deploy"],
+    ),
+    (
         "I live in Austin.",
         ItemKind::Personal,
         "residence",
@@ -206,6 +212,8 @@ const STATED: &[(&str, ItemKind, &str, &[&str])] = &[
 
 /// Inputs that state nothing about the user (a retraction may end an item, but adds none).
 const NOTHING: &[&str] = &[
+    "I'll always be here for you.",
+    "Never let your dreams go.",
     "What's the weather in Paris?",
     "Do you like jazz?",
     "If I moved to Berlin, what would rent cost?",

@@ -48,6 +48,11 @@ impl HostState {
         }
     }
 
+    /// Whether an LLM is plugged in.
+    pub(crate) fn has_llm(&self) -> bool {
+        self.llm.is_some()
+    }
+
     /// The same plug-ins with a fresh WASI context and resource table, for a new instance.
     pub(crate) fn renewed(self) -> Self {
         let mut limiter = self.limiter;

@@ -61,8 +61,9 @@ pub use bindings::memdag::core::graph::{
 };
 pub use bindings::memdag::core::items::{
     Action, ConflictStrategy, ExtractQuery, ExtractReport, HistoryEntry, ItemKind, ItemOrder,
-    ItemQuery, ItemStatus, ItemUpdate, ItemVersion, Learned, LoggedResolution, MemoryConfig,
-    MemoryItem, NewItem, Outcome, PurgeQuery, Purged, Resolution, ResolutionQuery,
+    ItemQuery, ItemStatus, ItemUpdate, ItemVersion, Learned, LlmCost, LoggedResolution,
+    MemoryConfig, MemoryItem, NewItem, Outcome, PurgeQuery, Purged, Refusal, RefusalCode,
+    Resolution, ResolutionQuery,
 };
 pub use bindings::memdag::core::query::{
     Encoding, FieldWeights, Fusion, Grain, GrepMatch, GrepQuery, Recall, RecallItem, RecallQuery,

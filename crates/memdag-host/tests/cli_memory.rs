@@ -368,7 +368,7 @@ fn work_timeline_graph_and_relative_dates() {
 }
 
 #[test]
-fn tools_call_tool_and_learning_through_a_scripted_llm() {
+fn tools_and_call_tool() {
     // The schemas need no store.
     let dir = tempfile::tempdir().unwrap();
     let nowhere = dir.path().join("no-store");
@@ -395,47 +395,11 @@ fn tools_call_tool_and_learning_through_a_scripted_llm() {
     let out = failed(memdag(&nowhere).args(["tools", "--format", "cobol"]));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tool format"));
 
-    // Ingest with --extract through a scripted LLM; a malformed answer writes nothing.
+    // A store to call tools on (learning through an LLM is in tests/cli_llm.rs).
     let file = dir.path().join("facts.jsonl");
     std::fs::write(&file, FACTS).unwrap();
     let store = dir.path().join("store");
-    let llm = script(
-        dir.path(),
-        "llm.sh",
-        r#"prompt=$(cat)
-case "$prompt" in
-  *'Two long-term memory items'*) echo '{"verdict": "unrelated"}' ;;
-  *'of kind "personal"'*) echo '{"items": [{"source": "f1", "text": "Lives in Austin, Texas", "relation": "residence", "object": "Austin"}]}' ;;
-  *) echo '{"items": []}' ;;
-esac"#,
-    );
-    let out = ok(memdag(&store)
-        .arg("ingest")
-        .arg(&file)
-        .arg("--extract")
-        .arg("--llm-cmd")
-        .arg(&llm));
-    assert!(out.contains("learned 1 memory items"), "{out}");
-    let items = json(&ok(memdag(&store).args(["memory", "list", "--json"])));
-    assert_eq!(items[0]["text"], "Lives in Austin, Texas");
-    assert_eq!(items[0]["sources"], serde_json::json!(["f1"]));
-    let before = files(&store);
-    let babbling = script(
-        dir.path(),
-        "babble.sh",
-        "cat > /dev/null\necho 'Ada lives in Austin, I believe.'",
-    );
-    let out = failed(
-        memdag(&store)
-            .args(["memory", "extract", "--user", "ada", "--llm-cmd"])
-            .arg(&babbling),
-    );
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("HOST"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(files(&store), before, "a malformed answer writes nothing");
+    ok(memdag(&store).arg("ingest").arg(&file));
 
     // call-tool runs one tool under the host's user.
     let answer = json(&ok(memdag(&store).args([

@@ -1,16 +1,13 @@
 //! Long-term memory, working memory, time, the entity graph, purge and the tools through the
 //! host library, on the real component under Wasmtime: every new function of `wit/memory.wit`
-//! at least once. Needs the built component (scripts/build-component.sh).
+//! at least once (the LLM pass is in tests/llm.rs). Needs the built component (scripts/build-component.sh).
 
 mod common;
-
-use std::sync::{Arc, Mutex};
 
 use memdag_host::{
     extract_query, graph_query, item_query, item_update, new_item, purge_query, recall_query,
     resolution_query, search_query, timeline_query, tool_context, work_update, Action, DirKv,
-    Error, ErrorCode, ItemKind, ItemStatus, Memory, OpenOptions, Outcome, RecallSection, Scope,
-    SearchMode, WorkOp,
+    ItemKind, ItemStatus, Memory, Outcome, RecallSection, Scope, SearchMode, WorkOp,
 };
 
 use common::{runtime, turn, SharedKv};
@@ -228,75 +225,6 @@ fn rules_learn_in_english_and_chinese() {
     assert_eq!(again.learned[0].outcome, Outcome::Corroborated);
     let err = memory.extract(&extract_query(&["ghost"])).unwrap_err();
     assert_eq!(err.code(), Some("NOT_FOUND"), "{err}");
-}
-
-#[test]
-fn an_llm_extracts_through_the_host_and_a_malformed_answer_writes_nothing() {
-    let prompts = Arc::new(Mutex::new(Vec::<String>::new()));
-    let seen = prompts.clone();
-    let broken = Arc::new(Mutex::new(false));
-    let breaks = broken.clone();
-    let llm = move |prompt: &str| {
-        seen.lock().unwrap().push(prompt.to_string());
-        if *breaks.lock().unwrap() {
-            return Ok("She lives in Lisbon, I think.".to_string());
-        }
-        Ok(if prompt.contains("of kind \"personal\"") {
-            r#"```json
-{"items": [{"source": "t1", "text": "Lives in Lisbon", "relation": "residence", "object": "Lisbon", "importance": 0.7}]}
-```"#
-            .to_string()
-        } else if prompt.contains("Two long-term memory items") {
-            r#"{"verdict": "unrelated"}"#.to_string()
-        } else {
-            r#"{"items": []}"#.to_string()
-        })
-    };
-    let kv = SharedKv::default();
-    let mut memory = runtime()
-        .open_with(kv.clone(), OpenOptions::new().llm(llm))
-        .unwrap();
-    said(
-        &mut memory,
-        "t1",
-        "chat",
-        "ada",
-        "Just settled in Lisbon!",
-        NOW,
-    );
-
-    let report = memory.extract_with_llm(&extract_query(&["t1"])).unwrap();
-    assert_eq!(report.learned.len(), 1);
-    let item = &report.learned[0].item;
-    assert_eq!(item.text, "Lives in Lisbon");
-    assert_eq!(item.object.as_deref(), Some("Lisbon"));
-    assert_eq!(item.user, "ada");
-    assert_eq!(item.sources, ["t1"]);
-    assert_eq!(item.importance, 0.7);
-    assert_eq!(
-        prompts.lock().unwrap().len(),
-        3,
-        "one prompt per default kind"
-    );
-    assert!(prompts.lock().unwrap()[0].contains("Just settled in Lisbon!"));
-
-    // A malformed answer is a host error and leaves every kv entry as it was.
-    let before = kv.entries();
-    *broken.lock().unwrap() = true;
-    let err = memory
-        .extract_with_llm(&extract_query(&["t1"]))
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::Memory(e) if e.code == ErrorCode::Host),
-        "{err}"
-    );
-    assert_eq!(kv.entries(), before);
-    assert_eq!(memory.list_items(&item_query()).unwrap().len(), 1);
-
-    // Without an LLM plugged in, asking for one is a host error too.
-    let mut plain = runtime().open(kv, None).unwrap();
-    let err = plain.extract_with_llm(&extract_query(&["t1"])).unwrap_err();
-    assert_eq!(err.code(), Some("HOST"), "{err}");
 }
 
 #[test]

@@ -2,25 +2,28 @@
 //!
 //! - `extract(query)` learns by the rule-based extractor (English and Chinese) and
 //!   `proposeItems(query)` shows what it would propose, writing nothing;
-//! - an asynchronous LLM drives the core's steps: `extractionPrompts(query)` (one prompt per
-//!   kind), `parseExtraction(query, kind, answer)` (strict: a malformed answer is `HOST`),
-//!   `itemCandidates(newItem)`, `judgePrompt(newItem, item)` and `parseJudgement(itemId,
-//!   answer)`, then `learn(proposals, judged)`, which writes. `PersistentMemory.extract`
-//!   (pkg/persistent.js) runs them with the host's `complete`.
+//! - an asynchronous LLM drives the core's steps (the contract is memdag-core's
+//!   `memory::llm`): `llmBatches(query)`, then for each batch `llmPrompt(batch)`, the host's
+//!   call, and `learnLlm(index, batch, prompt, answer)`, which learns the answer fact by fact
+//!   (a bad fact is refused alone, with a code) and writes. `PersistentMemory.extract`
+//!   (pkg/persistent.js) runs them with the host's `complete`; `llmSchema()` is the answer's
+//!   JSON Schema for hosts whose model takes one;
+//! - `itemCandidates(newItem)` and `learn(proposals, judged)` learn proposals of the host's
+//!   own with its judgements of their candidates.
 //!
 //! The query is the core's [`ExtractQuery`] (`{ ids, thread, user, kinds }`); proposals and
 //! judgements are the core's [`NewItem`] and [`Judged`], so a proposal read from one step is
 //! handed to the next as it came.
 
-use memdag_core::item::ItemKind;
-use memdag_core::memory::{llm, ExtractQuery, Judged};
+use memdag_core::memory::llm::{self, LlmBatch};
+use memdag_core::memory::{ExtractQuery, Judged};
 use memdag_core::Error;
 use wasm_bindgen::prelude::*;
 
 use crate::clock;
 use crate::error::throw;
 use crate::fields::{parse_object, to_plain_json};
-use crate::items::{item_arg, new_item_from_js};
+use crate::items::new_item_from_js;
 use crate::memory::{string, Memory};
 
 fn query_from_js(query: JsValue) -> Result<ExtractQuery, JsValue> {
@@ -52,32 +55,62 @@ impl Memory {
         self.read(|s| to_plain_json("proposals", &s.propose(&query)?))
     }
 
-    /// The prompts of an LLM extraction over the turns a query names: `[{ kind, prompt }]`,
-    /// one per kind.
-    #[wasm_bindgen(js_name = extractionPrompts)]
-    pub fn extraction_prompts(&self, query: JsValue) -> Result<JsValue, JsValue> {
+    /// The batches of an LLM pass over the turns a query names: `[{ turns, tokens, kinds }]`,
+    /// one thread's turns each, capped by estimated tokens (memdag-core's `memory::llm`).
+    /// Throws as `extract`.
+    #[wasm_bindgen(js_name = llmBatches)]
+    pub fn llm_batches(&self, query: JsValue) -> Result<JsValue, JsValue> {
         let query = query_from_js(query)?;
-        self.read(|s| to_plain_json("prompts", &s.extraction_prompts(&query)?))
+        self.read(|s| to_plain_json("batches", &s.llm_batches(&query)?))
     }
 
-    /// Parses the LLM's answer to the prompt of `kind` into proposals (new items with their
-    /// source turns); writes nothing. Throws `HOST` naming what is malformed.
-    #[wasm_bindgen(js_name = parseExtraction)]
-    pub fn parse_extraction(
+    /// The prompt of a batch (from `llmBatches`): the instructions and JSON Schema, the known
+    /// items of its users and its turns. Throws `NOT_FOUND` for a turn that is gone.
+    #[wasm_bindgen(js_name = llmPrompt)]
+    pub fn llm_prompt(&self, batch: JsValue) -> Result<String, JsValue> {
+        let batch: LlmBatch = parse_object("batch", batch).map_err(throw)?;
+        self.read(|s| s.llm_prompt(&batch))
+    }
+
+    /// Learns the LLM's answer to the prompt of batch number `index`: `answer` is the model's
+    /// text, or `{ error }` when the call failed. Each fact that breaks the contract is
+    /// refused alone (`refused`, with a stable `code`); an answer refused whole (or a failed
+    /// call) has the rules learn the batch (`byRules`); `llm` counts the call and its
+    /// estimated tokens. Returns the report; throws as `extract`.
+    #[wasm_bindgen(js_name = learnLlm)]
+    pub fn learn_llm(
         &self,
-        query: JsValue,
-        kind: &JsValue,
+        index: u32,
+        batch: JsValue,
+        prompt: &JsValue,
         answer: &JsValue,
     ) -> Result<JsValue, JsValue> {
-        let query = query_from_js(query)?;
-        let kind = string("kind", kind)?;
-        let kind = ItemKind::parse(&kind).ok_or_else(|| {
-            throw(Error::invalid(format!(
-                "unknown kind {kind:?}: personal, procedural, tool or fact"
-            )))
-        })?;
-        let answer = string("answer", answer)?;
-        self.read(|s| to_plain_json("proposals", &s.parse_extraction(&query, kind, &answer)?))
+        let batch: LlmBatch = parse_object("batch", batch).map_err(throw)?;
+        let prompt = string("prompt", prompt)?;
+        let answer: Result<String, String> = match answer.as_string() {
+            Some(a) => Ok(a),
+            None => {
+                let error = if answer.is_object() {
+                    js_sys::Reflect::get(answer, &JsValue::from_str("error"))
+                        .ok()
+                        .and_then(|e| e.as_string())
+                } else {
+                    None
+                };
+                Err(error.ok_or_else(|| {
+                    throw(Error::invalid(
+                        "answer must be the model's text or { error: string }",
+                    ))
+                })?)
+            }
+        };
+        let answer = answer.as_deref().map_err(String::as_str);
+        self.write(|s| {
+            to_plain_json(
+                "extract report",
+                &s.learn_llm(index as usize, &batch, &prompt, answer)?,
+            )
+        })
     }
 
     /// The active items a judge should compare a new item with.
@@ -86,24 +119,6 @@ impl Memory {
         let item =
             new_item_from_js("item", item, self.max_field_bytes()?, clock::now()).map_err(throw)?;
         self.read(|s| to_plain_json("candidates", &s.item_candidates(&item)?))
-    }
-
-    /// The prompt asking the LLM how a new item relates to an existing one (`item`: an item
-    /// from `itemCandidates`, or its id).
-    #[wasm_bindgen(js_name = judgePrompt)]
-    pub fn judge_prompt(&self, item: JsValue, existing: JsValue) -> Result<String, JsValue> {
-        let item = new_item_from_js("item", item, self.max_field_bytes()?, 0).map_err(throw)?;
-        let existing = item_arg(self, existing)?;
-        Ok(llm::judge_prompt(&item, &existing))
-    }
-
-    /// Parses the LLM's judgement of a new item against item `itemId`: `{ item, verdict,
-    /// merged }`. Strict; throws `HOST` for a malformed answer.
-    #[wasm_bindgen(js_name = parseJudgement)]
-    pub fn parse_judgement(&self, item_id: &JsValue, answer: &JsValue) -> Result<JsValue, JsValue> {
-        let (id, answer) = (string("itemId", item_id)?, string("answer", answer)?);
-        let judged = llm::parse_judgement(&id, &answer).map_err(throw)?;
-        to_plain_json("judgement", &judged).map_err(throw)
     }
 
     /// Learns proposals (new items), `judged[i]` holding the LLM's judgements of the
@@ -132,4 +147,11 @@ impl Memory {
         };
         self.write(|s| to_plain_json("extract report", &s.learn(proposals, &judged)?))
     }
+}
+
+/// The JSON Schema of an LLM extraction answer (`{ facts: [...] }`), strict enough for
+/// OpenAI's structured outputs and Chrome's `responseConstraint`.
+#[wasm_bindgen(js_name = llmSchema)]
+pub fn llm_schema() -> Result<JsValue, JsValue> {
+    to_plain_json("schema", &llm::schema()).map_err(throw)
 }

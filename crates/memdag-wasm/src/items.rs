@@ -13,7 +13,7 @@
 //! Errors are the core's: `NOT_FOUND` for an unknown item, `UNKNOWN_PARENT` for an unknown
 //! source, `INVALID_INPUT` for the rest; nothing changes on an error.
 
-use memdag_core::item::{ItemUpdate, MemoryItem, NewItem};
+use memdag_core::item::{ItemUpdate, NewItem};
 use memdag_core::memory::{ItemQuery, MemoryConfig, ResolutionQuery};
 use memdag_core::time;
 use memdag_core::Error;
@@ -172,15 +172,4 @@ impl Memory {
         let config: MemoryConfig = parse_object("memory config", config).map_err(throw)?;
         self.write(|s| s.set_memory_config(config))
     }
-}
-
-/// An existing item argument: its id (looked up), or the item itself as `itemCandidates`
-/// gave it.
-pub(crate) fn item_arg(memory: &Memory, item: JsValue) -> Result<MemoryItem, JsValue> {
-    if let Some(id) = item.as_string() {
-        return memory.read(|s| s.item(&id).ok_or(Error::NotFound { id }));
-    }
-    // MemoryItem flattens its meta, so serde reads it as a map: sizes are checked, names not.
-    crate::fields::check_object("item", &item, memory.max_field_bytes()?).map_err(throw)?;
-    crate::fields::from_js("item", item).map_err(throw)
 }

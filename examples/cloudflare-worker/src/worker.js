@@ -28,7 +28,9 @@
 //   POST memory                    body: a NewItem; adds it (dedup, conflicts); 201
 //   GET  memory?user=U[&kind=K][&all=1]   items, newest first
 //   GET  memory/history?id=ID      every version of an item
-//   POST memory/extract            body: {"thread"} or {"ids"}; learns items by the rules
+//   POST memory/extract            body: {"thread"} or {"ids"}; learns items by the rules, or
+//                                  through Workers AI when the binding AI is set (one call
+//                                  per thread's batch of turns; the report counts them)
 //   POST memory/delete?id=ID       deletes an item softly
 //   GET  work?thread=T[&user=U]    U's working memory of the thread (no user's without
 //                                  one: working memory is per user and thread)
@@ -57,12 +59,17 @@
 // condition that wrangler resolves for `import ... from 'memdag'`), which instantiates the
 // wasm from a CompiledWasm import; here, inside the repository, by its path.
 //
+// Workers AI (optional): with an `[ai] binding = "AI"` in wrangler.toml, `memory/extract`
+// learns through the model named by the variable AI_MODEL (default: the package's, see
+// workersAiComplete) with JSON mode on memdag's answer schema; a bad answer is refused fact
+// by fact and the rules learn a batch whose call failed. Compaction stays extractive.
+//
 // Test hooks, for the test suite only: with the variable FAULT_INJECTION = "on", the header
 // `x-memdag-fault: after-add` throws after the turns were added and before the flush,
 // `in-commit` (Durable Objects) throws inside the storage transaction after every write was
 // issued, and `GET /__test/heap` answers the size of the Worker's wasm memory (to see that
 // requests free what they open).
-import { PersistentMemory, KeyValueStorage, workersKv, DurableObjectStorage } from '../../../pkg/workerd.js';
+import { PersistentMemory, KeyValueStorage, workersKv, DurableObjectStorage, workersAiComplete } from '../../../pkg/workerd.js';
 import { initSync } from '../../../pkg/dist/memdag_wasm.js';
 
 const STATUS = { NOT_FOUND: 404, INVALID_INPUT: 400, UNKNOWN_PARENT: 400, DUPLICATE_ID: 400 };
@@ -74,6 +81,9 @@ function errorResponse(e) {
   const code = typeof e?.code === 'string' ? e.code : 'INTERNAL';
   return json({ error: { code, message: String(e?.message ?? e) } }, STATUS[code] ?? 500);
 }
+
+/** The host LLM: the Workers AI binding AI when there is one. */
+const llm = (env) => (env.AI ? workersAiComplete(env.AI, { model: env.AI_MODEL || undefined }) : undefined);
 
 /** The store key from the MEMDAG_KEY secret (64 hex digits), or undefined when unset. */
 function storeKey(env) {
@@ -234,7 +244,7 @@ async function withKvMemory(env, agent, f) {
   let memory = null;
   try {
     const storage = new KeyValueStorage(workersKv(env.MEM), { prefix: `${agent}/` });
-    memory = await PersistentMemory.open({ name: `kv:${agent}`, storage, sync: false, key: storeKey(env) });
+    memory = await PersistentMemory.open({ name: `kv:${agent}`, storage, sync: false, key: storeKey(env), complete: llm(env) });
     return await f(memory);
   } catch (e) {
     return errorResponse(e);
@@ -266,7 +276,7 @@ export class MemoryObject {
             if (this.faultName === 'in-commit') throw new Error('injected failure inside the commit');
           },
         });
-        this.memory = await PersistentMemory.open({ name: `do:${agent}`, storage, sync: false, key: storeKey(this.env) });
+        this.memory = await PersistentMemory.open({ name: `do:${agent}`, storage, sync: false, key: storeKey(this.env), complete: llm(this.env) });
       }
       return await handle(this.memory, request, path, this.faultName);
     } catch (e) {

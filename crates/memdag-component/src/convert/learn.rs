@@ -4,6 +4,7 @@
 //! alias given twice keeps its last value, as a JSON object would.
 
 use memdag_core::erase::{PurgeQuery, Purged};
+use memdag_core::memory::llm::{Refusal, RefusalCode};
 use memdag_core::memory::{
     ConflictStrategy, ExtractQuery, ExtractReport, Learned, MemoryConfig, Outcome,
 };
@@ -97,6 +98,34 @@ pub fn extract_report(r: ExtractReport) -> wit::ExtractReport {
         turns: count(r.turns),
         learned: r.learned.into_iter().map(learned).collect(),
         retracted: r.retracted,
+        refused: r.refused.into_iter().map(refusal).collect(),
+        by_rules: r.by_rules,
+        llm: r.llm.map(|c| wit::LlmCost {
+            calls: count(c.calls),
+            prompt_tokens: count(c.prompt_tokens),
+            answer_tokens: count(c.answer_tokens),
+        }),
+    }
+}
+
+/// A refused LLM fact as WIT.
+fn refusal(r: Refusal) -> wit::Refusal {
+    wit::Refusal {
+        batch: count(r.batch),
+        fact: r.fact.map(count),
+        code: match r.code {
+            RefusalCode::NotJson => wit::RefusalCode::NotJson,
+            RefusalCode::BadShape => wit::RefusalCode::BadShape,
+            RefusalCode::BadFact => wit::RefusalCode::BadFact,
+            RefusalCode::UnknownOp => wit::RefusalCode::UnknownOp,
+            RefusalCode::UnknownSource => wit::RefusalCode::UnknownSource,
+            RefusalCode::UnknownItem => wit::RefusalCode::UnknownItem,
+            RefusalCode::EmptyText => wit::RefusalCode::EmptyText,
+            RefusalCode::BadConfidence => wit::RefusalCode::BadConfidence,
+            RefusalCode::UnknownSpeaker => wit::RefusalCode::UnknownSpeaker,
+            RefusalCode::InvalidItem => wit::RefusalCode::InvalidItem,
+        },
+        message: r.message,
     }
 }
 

@@ -1,13 +1,9 @@
-//! Learning items from turns: by the rules, or through the host LLM.
+//! Learning items from turns by the rules, and what every learning pass shares.
 //!
 //! [`Store::extract`] runs the rule-based extractor ([`super::rules`]) over the turns an
 //! [`ExtractQuery`] names and learns what it proposes, turn by turn in time order, through
-//! dedup and conflicts ([`super::learn`]). [`Store::extract_with`] does the same with an LLM:
-//! one prompt per kind ([`super::llm`]); every answer is parsed before anything is written, so
-//! a malformed answer is an [`Error::Host`] and the store is as it was; then each proposal
-//! that has candidates is judged by the LLM too. A face whose LLM is asynchronous drives the
-//! same steps itself: [`Store::extraction_prompts`], [`Store::parse_extraction`],
-//! [`Store::item_candidates`] with [`super::llm::judge_prompt`], then [`Store::learn`].
+//! dedup and conflicts ([`super::learn`]). The host LLM's pass over the same query is in
+//! [`super::llm`] ([`Store::extract_with`]); both give an [`ExtractReport`].
 
 use std::collections::BTreeSet;
 use std::string::String;
@@ -16,7 +12,7 @@ use std::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use super::learn::{Judged, Learned};
-use super::llm;
+use super::llm::{LlmCost, Refusal};
 use super::rules::{self, Extracted};
 use crate::error::{Error, Result};
 use crate::item::{ItemKind, ItemStatus, NewItem};
@@ -45,18 +41,36 @@ pub struct ExtractReport {
     pub learned: Vec<Learned>,
     /// Items ended by a retraction ("I don't mind cilantro anymore").
     pub retracted: Vec<String>,
+    /// What of the LLM's answers was refused, fact by fact (an LLM pass only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refusal>,
+    /// Turns the rules learned from because the LLM's answer for their batch was refused
+    /// whole (an LLM pass only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_rules: Vec<String>,
+    /// The LLM calls of the pass: how many, and their estimated tokens (an LLM pass only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmCost>,
 }
 
-/// One prompt of an LLM extraction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExtractionPrompt {
-    pub kind: ItemKind,
-    pub prompt: String,
+impl ExtractReport {
+    /// This report followed by `next`, of a later part of the same pass.
+    pub fn then(mut self, next: ExtractReport) -> ExtractReport {
+        self.turns += next.turns;
+        self.learned.extend(next.learned);
+        self.retracted.extend(next.retracted);
+        self.refused.extend(next.refused);
+        self.by_rules.extend(next.by_rules);
+        self.llm = match (self.llm, next.llm) {
+            (Some(a), Some(b)) => Some(a.plus(b)),
+            (a, b) => a.or(b),
+        };
+        self
+    }
 }
 
 impl ExtractQuery {
-    fn kinds(&self) -> Vec<ItemKind> {
+    pub(crate) fn kinds(&self) -> Vec<ItemKind> {
         if self.kinds.is_empty() {
             std::vec![ItemKind::Personal, ItemKind::Procedural, ItemKind::Tool]
         } else {
@@ -68,7 +82,7 @@ impl ExtractQuery {
 impl Store {
     /// The turns a query names, oldest first. [`Error::NotFound`] for an unknown id or an id
     /// that is not a turn; [`Error::InvalidInput`] when it names nothing.
-    fn extract_turns(&self, q: &ExtractQuery) -> Result<Vec<&Record>> {
+    pub(crate) fn extract_turns(&self, q: &ExtractQuery) -> Result<Vec<&Record>> {
         crate::scope::user_scope(q.user.as_deref())?;
         let mut turns: Vec<&Record> = Vec::new();
         for id in &q.ids {
@@ -218,30 +232,6 @@ impl Store {
         Ok(ended)
     }
 
-    /// The prompts of an LLM extraction over the turns a query names: one per kind.
-    pub fn extraction_prompts(&self, q: &ExtractQuery) -> Result<Vec<ExtractionPrompt>> {
-        let turns = self.extract_turns(q)?;
-        Ok(q.kinds()
-            .into_iter()
-            .map(|kind| ExtractionPrompt {
-                kind,
-                prompt: llm::extraction_prompt(kind, &turns),
-            })
-            .collect())
-    }
-
-    /// Parses the LLM's answer to the prompt of `kind` into proposals; see
-    /// [`super::llm::parse_extraction`].
-    pub fn parse_extraction(
-        &self,
-        q: &ExtractQuery,
-        kind: ItemKind,
-        answer: &str,
-    ) -> Result<Vec<NewItem>> {
-        let turns = self.extract_turns(q)?;
-        llm::parse_extraction(kind, answer, &turns)
-    }
-
     /// Learns proposals (an LLM's, parsed) with the judgements given for some of their
     /// candidates: `judged[i]` are those of `proposals[i]` (missing: judged by the rules).
     /// Every proposal is checked before the first is written.
@@ -271,31 +261,6 @@ impl Store {
             report.learned.push(self.add_item_judged(p, j)?);
         }
         Ok(report)
-    }
-
-    /// Learns items from turns through a synchronous LLM (`llm(prompt) -> answer`): every
-    /// extraction answer is parsed before anything is written; then each proposal's
-    /// candidates are judged by the LLM.
-    pub fn extract_with(
-        &mut self,
-        q: &ExtractQuery,
-        llm: &mut dyn FnMut(&str) -> Result<String>,
-    ) -> Result<ExtractReport> {
-        let mut proposals = Vec::new();
-        for p in self.extraction_prompts(q)? {
-            let answer = llm(&p.prompt)?;
-            proposals.extend(self.parse_extraction(q, p.kind, &answer)?);
-        }
-        let mut judged: Vec<Vec<Judged>> = Vec::with_capacity(proposals.len());
-        for p in &proposals {
-            let mut mine = Vec::new();
-            for cand in self.item_candidates(p)? {
-                let answer = llm(&llm::judge_prompt(p, &cand))?;
-                mine.push(llm::parse_judgement(&cand.id, &answer)?);
-            }
-            judged.push(mine);
-        }
-        self.learn(proposals, &judged)
     }
 }
 

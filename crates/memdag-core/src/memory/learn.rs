@@ -121,14 +121,40 @@ impl Store {
     /// [`Store::add_item`] with the host LLM's judgements of some candidates (from
     /// [`Store::item_candidates`]); a judgement replaces the rule's verdict for its pair.
     pub fn add_item_judged(&mut self, new: NewItem, judged: &[Judged]) -> Result<Learned> {
+        let by = if judged.is_empty() { "rule" } else { "llm" };
+        self.add_item_by(new, judged, by)
+    }
+
+    /// [`Store::add_item_judged`], logged as decided `by` (`rule` or `llm`). A judged item
+    /// that is no candidate (an LLM saw it and named it) is judged too, if it is an active
+    /// item of the same user.
+    pub(crate) fn add_item_by(
+        &mut self,
+        new: NewItem,
+        judged: &[Judged],
+        by: &str,
+    ) -> Result<Learned> {
         let kind = new
             .kind
             .ok_or_else(|| Error::invalid("an item needs a kind"))?;
         self.limits().check_item(&new)?;
-        let by = if judged.is_empty() { "rule" } else { "llm" };
         let config = self.memory_config();
         let at = new.created_at;
-        let cands = self.candidates(&new)?;
+        let mut cands = self.candidates(&new)?;
+        for j in judged {
+            let Some(slot) = self.slot_of(&j.item) else {
+                continue;
+            };
+            let active_mine = self.slot(slot).is_some_and(|r| {
+                r.user == new.user
+                    && r.item
+                        .as_ref()
+                        .is_some_and(|m| m.status == ItemStatus::Active)
+            });
+            if active_mine && !cands.contains(&slot) {
+                cands.push(slot);
+            }
+        }
         let mut contradicted: Vec<(Slot, String)> = Vec::new();
         let mut same: Option<(Slot, String)> = None;
         let mut update: Option<(Slot, Option<String>)> = None;
@@ -274,7 +300,7 @@ impl Store {
     /// Folds a new item into an existing one: a corroboration (`text` none) or a new version
     /// with `text`. New sources join the parents unless one descends from the item (that
     /// would make a cycle).
-    fn fold_into(
+    pub(crate) fn fold_into(
         &mut self,
         slot: Slot,
         new: NewItem,
@@ -443,6 +469,38 @@ impl Store {
     }
 
     /// The rules' verdict on a new item against the item in `slot`, with the reason.
+    /// The judgements of an item the host LLM added, against the items its prompt showed:
+    /// a shown item the rules would call the same is a distinct fact (the model saw it and
+    /// did not name it) unless the texts are equal; conflicts stay the rules'.
+    pub(crate) fn distinct_from_shown(&self, new: &NewItem, shown: &[String]) -> Vec<Judged> {
+        let config = self.memory_config();
+        let Ok(cands) = self.candidates(new) else {
+            return Vec::new();
+        };
+        let norm = |t: &str| {
+            t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let text = norm(&new.text);
+        cands
+            .into_iter()
+            .filter_map(|slot| {
+                let r = self.slot(slot)?;
+                if !shown.contains(&r.id) || norm(&r.input) == text {
+                    return None;
+                }
+                let (verdict, _) = self.rule_verdict(new, slot, &config);
+                (verdict == Verdict::Same).then(|| Judged {
+                    item: r.id.clone(),
+                    verdict: Verdict::Unrelated,
+                    merged: None,
+                })
+            })
+            .collect()
+    }
+
     fn rule_verdict(
         &self,
         new: &NewItem,

@@ -14,7 +14,8 @@
 //! - [`normalize`]: entity and text normalisation (NFKC, case, whitespace, host aliases).
 //! - [`extract`]: learning from turns, by the rules or through the host LLM.
 //! - [`rules`]: the rule-based extractor, so memdag learns with zero configuration.
-//! - [`llm`]: the structured prompts per kind and the strict parser of the host LLM's answer.
+//! - [`llm`]: the host LLM's pass: batches of turns, the prompt and JSON Schema, the strict
+//!   fact-by-fact reading of an answer, and how its add / update / supersede / none apply.
 //! - [`score`]: the recall score of an item (recency, importance, use and relevance).
 //!
 //! Every mutation validates first and changes nothing on an error; the core never reads a
@@ -34,5 +35,5 @@ pub use crate::recall::score;
 
 pub use config::{ConflictStrategy, MemoryConfig};
 pub use crud::{HistoryEntry, ItemOrder, ItemQuery, LoggedResolution, ResolutionQuery};
-pub use extract::{ExtractQuery, ExtractReport, ExtractionPrompt};
+pub use extract::{ExtractQuery, ExtractReport};
 pub use learn::{Judged, Learned, Outcome, Proposal, Verdict};

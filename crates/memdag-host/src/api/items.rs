@@ -75,15 +75,35 @@ impl Memory {
         self.store_call(|s, st, h| s.call_extract(st, h, query))
     }
 
-    /// Learns items from turns through the LLM plugged in with [`crate::OpenOptions::llm`];
-    /// a malformed answer is a `HOST` error and writes nothing.
+    /// Learns items from turns through the LLM plugged in with [`crate::OpenOptions::llm`],
+    /// batch by batch: a fact that breaks the contract is refused alone
+    /// ([`ExtractReport::refused`]), a failed call or an answer refused whole has the rules
+    /// learn from that batch ([`ExtractReport::by_rules`]); [`ExtractReport::llm`] counts the
+    /// calls and tokens. Errors: `HOST` when no LLM is plugged in (nothing is learned);
+    /// otherwise those of [`Memory::extract`].
     pub fn extract_with_llm(&mut self, query: &ExtractQuery) -> Result<ExtractReport, Error> {
-        self.store_call(|s, st, h| s.call_extract_with_llm(st, h, query))
+        self.store_call(|s, st, h| {
+            if !st.data().has_llm() {
+                return Ok(Err(no_llm()));
+            }
+            s.call_extract_with_llm(st, h, query)
+        })
     }
 
     /// Removes expired (and, if asked, ended) items and old or unreferenced blobs for good,
     /// rewriting the whole store.
     pub fn purge(&mut self, query: &PurgeQuery) -> Result<Purged, Error> {
         self.store_call(|s, st, h| s.call_purge(st, h, *query))
+    }
+}
+
+/// The error of an LLM pass on a host with no LLM.
+fn no_llm() -> crate::MemoryError {
+    crate::MemoryError {
+        code: crate::ErrorCode::Host,
+        message: "no LLM is plugged into this host: learn by the rules (extract) or plug one in"
+            .into(),
+        key: None,
+        ids: Vec::new(),
     }
 }

@@ -56,7 +56,57 @@ pub fn statement(sentence: &str, question: bool, who: &Speaker) -> Option<Extrac
         return None;
     }
     let start = lead(sentence);
-    let said = sentence[start..].trim();
+    let said = headline(sentence[start..].trim());
+    if said.is_empty() {
+        return None;
+    }
+    said_by(said, who).or_else(|| {
+        // "My parents are visiting, so I'm repainting the spare room": the speaker's clause
+        // after a connector.
+        let lower = said.to_ascii_lowercase();
+        [
+            ", so i",
+            ", and i",
+            ", but i",
+            " so i'",
+            " so i ",
+            ", because i",
+            ", and we",
+            ", so we",
+        ]
+        .iter()
+        .filter_map(|c| {
+            lower
+                .find(c)
+                .map(|at| at + c.len() - if c.ends_with('\'') { 2 } else { 1 })
+        })
+        .min()
+        .and_then(|at| said_by(said[at..].trim(), who))
+    })
+}
+
+/// A statement without the short headline that announces it: "Big news: I'm moving", "Quick
+/// update - we got the keys".
+fn headline(said: &str) -> &str {
+    let Some(at) = said.find([':', '—', '–']) else {
+        return said;
+    };
+    let head = &said[..at];
+    let words = head.split_whitespace().count();
+    let mine = head
+        .to_ascii_lowercase()
+        .split_whitespace()
+        .any(|w| matches!(w, "i" | "i'm" | "we" | "we're" | "you"));
+    if words == 0 || words > 5 || mine {
+        return said;
+    }
+    said[at..]
+        .trim_start_matches([':', '—', '–', ' ', '-'])
+        .trim()
+}
+
+/// [`statement`] of a sentence without its openers.
+fn said_by(said: &str, who: &Speaker) -> Option<Extracted> {
     if said.is_empty() {
         return None;
     }
@@ -113,7 +163,12 @@ fn told(kept: &str, class: Class, share: f32, who: &Speaker) -> Option<Extracted
     }
     // "in October" said of a plan is the next October, which the query grammar (reading
     // "in October" as the last one) would get wrong: a plan keeps a past date unresolved.
+    // So is "in June" said of what is going on ("I'm moving to Leeds in June").
+    let ongoing = matches!(class, Class::Plan | Class::Activity);
     let dated = match when::find(kept, who.at) {
+        Some(t) if ongoing && t.until <= who.at && t.grain == crate::time::Grain::Month => {
+            kept.into()
+        }
         Some(t) if class == Class::Plan && t.until <= who.at => kept.into(),
         _ => when::resolve_english(kept, who.at),
     };

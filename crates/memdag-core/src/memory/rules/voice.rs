@@ -328,10 +328,16 @@ pub fn english(sentence: &str, name: &str) -> String {
         let word: String = match lower.as_str() {
             "i" => {
                 let (s, singular) = subject(&mut named);
-                // "I and my husband celebrated": a plural subject, whose verb keeps its form.
+                // "I and my husband celebrated", "Biscuit and I went", "my sister and I
+                // went": a plural subject, whose verb keeps its form; not "I love painting
+                // and I was happy", two clauses.
+                let is = |at: usize, w: &str| toks[at].word.eq_ignore_ascii_case(w);
                 let plural = toks
                     .get(i + 1)
-                    .is_some_and(|n| n.word.eq_ignore_ascii_case("and"));
+                    .is_some_and(|n| n.word.eq_ignore_ascii_case("and"))
+                    || (i >= 2
+                        && is(i - 1, "and")
+                        && (i == 2 || (i == 3 && (is(0, "my") || is(0, "our")))));
                 if !plural {
                     agree = Some(singular);
                 }
@@ -455,6 +461,10 @@ mod tests {
             "Ana and their sister went"
         );
         assert_eq!(english("I watch films", "Jo"), "Jo watches films");
+        assert_eq!(
+            english("Biscuit and I have been going", "Ana"),
+            "Biscuit and Ana have been going"
+        );
     }
 
     #[test]

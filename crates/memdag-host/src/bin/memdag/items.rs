@@ -63,6 +63,31 @@ fn print_report(r: &ExtractReport, json: bool, out: &mut dyn Write) -> Result<()
     for id in &r.retracted {
         writeln!(out, "retracted: {id}")?;
     }
+    for f in &r.refused {
+        let which = f
+            .fact
+            .map_or(String::from("the answer"), |i| format!("fact {i}"));
+        let code = shape::refusal_code(f.code);
+        writeln!(
+            out,
+            "refused: batch {}, {which}: {code}: {}",
+            f.batch, f.message
+        )?;
+    }
+    if !r.by_rules.is_empty() {
+        writeln!(
+            out,
+            "learned by the rules instead: {}",
+            r.by_rules.join(", ")
+        )?;
+    }
+    if let Some(c) = r.llm {
+        writeln!(
+            out,
+            "LLM: {} calls, {} prompt and {} answer tokens (estimated)",
+            c.calls, c.prompt_tokens, c.answer_tokens
+        )?;
+    }
     writeln!(
         out,
         "learned {} items from {} turns",

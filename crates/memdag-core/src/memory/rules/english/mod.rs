@@ -378,7 +378,7 @@ fn instruction(c: &str, l: &str, rest: &[&str]) -> Option<Vec<Extracted>> {
             | "stopped"
     ) || next.ends_with("ed")
         || content.starts_with("give up")
-        || addresses_the_listener(content))
+        || addresses_the_other(content))
     {
         return None;
     }
@@ -407,24 +407,19 @@ fn instruction(c: &str, l: &str, rest: &[&str]) -> Option<Vec<Extracted>> {
     }])
 }
 
-/// Whether an "always …" / "never …" speaks of the listener ("never give up on your dreams",
-/// "always remember you are loved"): pep talk, not an order. A "you" in a condition of the
-/// order ("always run the tests before you deploy", "never push when you are unsure") is the
-/// agent being told when, and does not count.
-fn addresses_the_listener(content: &str) -> bool {
-    let mut condition = false;
-    for w in content.split_whitespace() {
-        let w = w.trim_matches(|ch: char| !ch.is_alphanumeric());
-        if matches!(
-            w,
-            "before" | "after" | "when" | "whenever" | "if" | "unless" | "until" | "while" | "once"
-        ) {
-            condition = true;
-        } else if matches!(w, "you" | "your" | "ya" | "u") && !condition {
-            return true;
-        }
-    }
-    false
+/// Whether what follows "always" or "never" is about the other person ("always here for you",
+/// "never let you down"), not an order that only mentions them in a clause of time or
+/// condition ("always run the tests before you deploy").
+fn addresses_the_other(content: &str) -> bool {
+    let words: Vec<&str> = content.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "you" | "your" | "ya" | "u")
+            && !(i > 0
+                && matches!(
+                    words[i - 1],
+                    "before" | "after" | "when" | "whenever" | "if" | "until" | "unless" | "once"
+                ))
+    })
 }
 
 /// "answer in Spanish", "reply to me in French": the language to reply in.

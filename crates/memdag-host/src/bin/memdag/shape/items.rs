@@ -5,7 +5,7 @@ use memdag_core::item as core;
 use memdag_core::memory as learn;
 use memdag_host::{
     Action, ExtractReport, HistoryEntry, ItemKind, ItemStatus, Learned, LoggedResolution,
-    MemoryItem, Outcome, Resolution,
+    MemoryItem, Outcome, Refusal, RefusalCode, Resolution,
 };
 
 pub fn kind(k: ItemKind) -> core::ItemKind {
@@ -119,6 +119,34 @@ pub fn report(r: &ExtractReport) -> learn::ExtractReport {
         turns: r.turns as usize,
         learned: r.learned.iter().map(learned).collect(),
         retracted: r.retracted.clone(),
+        refused: r.refused.iter().map(refusal).collect(),
+        by_rules: r.by_rules.clone(),
+        llm: r.llm.map(|c| learn::llm::LlmCost {
+            calls: c.calls as usize,
+            prompt_tokens: c.prompt_tokens as usize,
+            answer_tokens: c.answer_tokens as usize,
+        }),
+    }
+}
+
+fn refusal(r: &Refusal) -> learn::llm::Refusal {
+    use learn::llm::RefusalCode as Core;
+    learn::llm::Refusal {
+        batch: r.batch as usize,
+        fact: r.fact.map(|f| f as usize),
+        code: match r.code {
+            RefusalCode::NotJson => Core::NotJson,
+            RefusalCode::BadShape => Core::BadShape,
+            RefusalCode::BadFact => Core::BadFact,
+            RefusalCode::UnknownOp => Core::UnknownOp,
+            RefusalCode::UnknownSource => Core::UnknownSource,
+            RefusalCode::UnknownItem => Core::UnknownItem,
+            RefusalCode::EmptyText => Core::EmptyText,
+            RefusalCode::BadConfidence => Core::BadConfidence,
+            RefusalCode::UnknownSpeaker => Core::UnknownSpeaker,
+            RefusalCode::InvalidItem => Core::InvalidItem,
+        },
+        message: r.message.clone(),
     }
 }
 
@@ -149,4 +177,16 @@ pub fn logged(l: &LoggedResolution) -> learn::LoggedResolution {
             reason: l.reason.clone(),
         },
     }
+}
+
+/// A refusal code as the core writes it (`NOT_JSON`, ...).
+pub fn refusal_code(code: RefusalCode) -> &'static str {
+    refusal(&Refusal {
+        batch: 0,
+        fact: None,
+        code,
+        message: String::new(),
+    })
+    .code
+    .name()
 }

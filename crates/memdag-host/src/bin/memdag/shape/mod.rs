@@ -5,7 +5,7 @@
 mod items;
 mod work;
 
-pub use items::{history_entry, item, kind, learned, logged, report, status};
+pub use items::{history_entry, item, kind, learned, logged, refusal_code, report, status};
 pub use work::{edge, purged, subgraph, time_expr, timeline_day, work_change, working_memory};
 
 /// A value as one line of JSON.
