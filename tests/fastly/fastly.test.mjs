@@ -77,3 +77,14 @@ test('a refused request writes nothing', async () => {
   assert.equal((await call('/agent-3/ancestors?id=b')).status, 404);
   assert.deepEqual((await call('/agent-3/recent?thread=main')).body.ids, ['a']);
 });
+
+test('turns are read in memdag\'s JSON shape, as every face reads them', async () => {
+  // A typo is refused (the shape denies unknown fields) and writes nothing.
+  const typo = await post('agent-5', [{ thread: 'main', input: 'x', parent: [] }]);
+  assert.equal(typo.status, 400);
+  assert.equal(typo.body.error.code, 'INVALID_INPUT');
+  // camelCase createdAt and a step without `ok` are taken.
+  const r = await post('agent-5', [{ id: 'a', thread: 'main', createdAt: '2024-05-08T13:56:00Z', input: 'x', steps: [{ tool: 'ls' }] }]);
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  assert.deepEqual((await call('/agent-5/recent?thread=main')).body.ids, ['a']);
+});

@@ -5,7 +5,9 @@ mod common;
 use common::{apply, dump, turn, v1_image};
 use memdag_core::codec::{decode_record, encode_record, record_key, FORMAT_VERSION, HEADER_LEN};
 use memdag_core::keys::HEAD_KEY;
-use memdag_core::{CompactNode, Error, Record, Section, Step, Store};
+use memdag_core::{
+    CompactNode, Error, ItemKind, ItemMeta, ItemStatus, Record, Section, Step, Store,
+};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -16,6 +18,99 @@ fn arb_step() -> impl Strategy<Value = Step> {
         result,
         ok,
     })
+}
+
+/// An item with every optional field sometimes set, a history and a log.
+fn arb_item() -> impl Strategy<Value = ItemMeta> {
+    use memdag_core::item::{Action, ItemVersion, Resolution};
+    let opt = || prop::option::of(".{0,12}");
+    (
+        (
+            prop::sample::select(ItemKind::ALL.to_vec()),
+            prop::sample::select(ItemStatus::ALL.to_vec()),
+        ),
+        (opt(), opt(), opt(), opt(), opt(), opt()),
+        (
+            any::<u32>(),
+            any::<i64>(),
+            any::<i64>(),
+            any::<Option<i64>>(),
+        ),
+        (
+            any::<u32>(),
+            0.0f32..=1.0,
+            any::<i64>(),
+            any::<Option<i64>>(),
+        ),
+        prop::collection::vec("[a-z]{1,6}", 0..3),
+        prop::collection::vec((".{0,20}", opt(), any::<i64>(), any::<i64>()), 0..3),
+        prop::collection::vec(
+            (
+                any::<i64>(),
+                prop::sample::select(vec![Action::Added, Action::Superseded, Action::Expired]),
+                opt(),
+                ".{0,10}",
+            ),
+            0..3,
+        ),
+    )
+        .prop_map(
+            |(
+                (kind, status),
+                (subject, relation, object, task, tool, superseded_by),
+                (version, updated_at, valid_from, valid_until),
+                (corroborations, confidence, last_seen, expires_at),
+                ids,
+                history,
+                log,
+            )| ItemMeta {
+                kind,
+                subject,
+                relation,
+                object,
+                task,
+                tool,
+                status,
+                version,
+                updated_at,
+                valid_from,
+                valid_until,
+                corroborations,
+                confidence,
+                last_seen,
+                expires_at,
+                superseded_by,
+                supersedes: ids.clone(),
+                conflicts: ids.into_iter().rev().collect(),
+                history: history
+                    .into_iter()
+                    .enumerate()
+                    .map(
+                        |(i, (text, subject, valid_from, valid_until))| ItemVersion {
+                            version: i as u32 + 1,
+                            text,
+                            importance: 0.5,
+                            subject,
+                            relation: None,
+                            object: Some("o".into()),
+                            valid_from,
+                            valid_until,
+                        },
+                    )
+                    .collect(),
+                log: log
+                    .into_iter()
+                    .map(|(at, action, other, reason)| Resolution {
+                        at,
+                        action,
+                        other,
+                        source: None,
+                        by: "rule".into(),
+                        reason,
+                    })
+                    .collect(),
+            },
+        )
 }
 
 fn arb_record() -> impl Strategy<Value = Record> {
@@ -32,6 +127,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
             prop::collection::vec((".{1,10}", ".{0,20}"), 0..3),
         )),
         prop::option::of(prop::collection::vec(-1.0f32..1.0, 1..8)),
+        prop::option::of(arb_item()),
     )
         .prop_map(
             |(
@@ -44,6 +140,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
                 importance,
                 compact,
                 embedding,
+                item,
             )| Record {
                 id,
                 seq,
@@ -64,7 +161,7 @@ fn arb_record() -> impl Strategy<Value = Record> {
                         .collect(),
                 }),
                 embedding,
-                item: None,
+                item: item.map(Box::new),
             },
         )
 }

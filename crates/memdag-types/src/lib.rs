@@ -6,7 +6,8 @@
 //! ```
 //!
 //! - [`record`]: a turn's record, the turn a caller gives, compact nodes and steps;
-//! - [`item`]: the long-term memory item a record may be;
+//! - [`item`]: the long-term memory item a record may be, and its JSON shape;
+//! - [`stored_item`]: an item's names in the storage format, apart from its JSON shape;
 //! - [`error`]: the one error type with stable codes, shared by every face;
 //! - [`limits`]: what a turn may hold;
 //! - [`slot`]: the in-memory handle of a record that the indexes key by;
@@ -25,6 +26,7 @@ pub mod item;
 pub mod limits;
 pub mod record;
 pub mod slot;
+pub mod stored_item;
 
 pub use error::{Error, ErrorKind, Result};
 pub use item::{ItemKind, ItemMeta, ItemStatus, MemoryItem, NewItem};

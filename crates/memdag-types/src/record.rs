@@ -67,7 +67,12 @@ pub struct Record {
     pub embedding: Option<Vec<f32>>,
     /// Set when the record is a long-term memory item rather than a turn (see
     /// [`crate::item`]): its `input` is the item's text and its `parents` its sources.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Stored under the names of [`crate::stored_item`], not the JSON shape's.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::stored_item::boxed"
+    )]
     pub item: Option<alloc::boxed::Box<crate::item::ItemMeta>>,
 }
 

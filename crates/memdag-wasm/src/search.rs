@@ -22,7 +22,6 @@ use memdag_core::search::{
     TimeUse,
 };
 use memdag_core::time::TimeExpr;
-use memdag_core::Record;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -220,7 +219,7 @@ impl Memory {
                     field = (m.id.clone(), m.field.clone());
                     cursor = Utf16Cursor::default();
                 }
-                if let Some(text) = s.get(&m.id).and_then(|r| field_text(r, &m.field)) {
+                if let Some(text) = s.get(&m.id).and_then(|r| m.field_text(r)) {
                     cursor.convert(text, m);
                 }
             }
@@ -248,24 +247,6 @@ impl Memory {
     #[wasm_bindgen(getter)]
     pub fn dimension(&self) -> Result<u32, JsValue> {
         self.read(|s| Ok(s.meta().dimension))
-    }
-}
-
-/// The text of a grep field name (`input`, `output`, `steps[i].args`, `steps[i].result`).
-fn field_text<'a>(r: &'a Record, field: &str) -> Option<&'a str> {
-    match field {
-        "input" => Some(&r.input),
-        "output" => Some(&r.output),
-        _ => {
-            let rest = field.strip_prefix("steps[")?;
-            let (i, part) = rest.split_once("].")?;
-            let step = r.steps.get(i.parse::<usize>().ok()?)?;
-            match part {
-                "args" => Some(&step.args),
-                "result" => Some(&step.result),
-                _ => None,
-            }
-        }
     }
 }
 

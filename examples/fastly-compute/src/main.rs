@@ -1,9 +1,11 @@
 //! memdag on Fastly Compute: an agent-memory service whose records live in a Fastly KV store.
 //!
 //! Routes, per agent (its keys are under the prefix `<agent>/` of the KV store `memdag`):
-//! - `POST /<agent>/turns` with `{"turns": [NewTurn, ...]}` (memdag-core's serde shape, e.g.
-//!   `{"id": "a", "thread": "main", "input": "...", "parents": []}`): adds them in order, all
-//!   or nothing, then writes the change set; `201 {"added": [ids], "len": n}`;
+//! - `POST /<agent>/turns` with `{"turns": [turn, ...]}`, each turn in memdag's JSON shape
+//!   (`memdag_core::json`, as every face reads it: e.g. `{"id": "a", "thread": "main",
+//!   "input": "...", "parents": []}`, a step's `ok` true unless it says false, `createdAt` the
+//!   clock's when missing): adds them in order, all or nothing, then writes the change set;
+//!   `201 {"added": [ids], "len": n}`;
 //! - `GET /<agent>/ancestors?id=ID`, `GET /<agent>/recent?thread=T`, and
 //!   `GET /<agent>/search?q=TEXT[&mode=bm25|vector|hybrid]`: ids (and scores);
 //! - errors: `{"error": {"code", "message"}}` with the core's stable code.
@@ -19,7 +21,7 @@ use fastly::http::{Method, StatusCode};
 use fastly::kv_store::KVStoreError;
 use fastly::{Error, KVStore, Request, Response};
 use memdag_core::search::{SearchMode, SearchQuery};
-use memdag_core::{Error as CoreError, NewTurn, Store};
+use memdag_core::{json::turn_from_value, Error as CoreError, Store};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -28,7 +30,14 @@ const KV_STORE: &str = "memdag";
 
 #[derive(Deserialize)]
 struct AddTurns {
-    turns: Vec<NewTurn>,
+    turns: Vec<serde_json::Value>,
+}
+
+/// The clock, in milliseconds since the epoch: the time of a turn that gives none.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 #[fastly::main]
@@ -83,9 +92,10 @@ fn handle(mut req: Request) -> Result<Response, CoreError> {
             let AddTurns { turns } = req
                 .take_body_json()
                 .map_err(|e| CoreError::invalid(format!("body: {e}")))?;
+            let now = now_ms();
             let mut added = Vec::with_capacity(turns.len());
             for turn in turns {
-                added.push(store.add_turn(turn)?.id.clone());
+                added.push(store.add_turn(turn_from_value(turn, now)?)?.id.clone());
             }
             write(&kv, &prefix, &mut store)?;
             let body = json!({ "added": added, "len": store.len() });

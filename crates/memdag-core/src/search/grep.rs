@@ -28,7 +28,7 @@ use regex_automata::util::syntax;
 use regex_automata::{Input, MatchErrorKind};
 
 use super::filter::Compiled;
-use super::query::{GrepMatch, GrepQuery};
+use super::query::{GrepMatch, GrepQuery, LogField};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
@@ -208,22 +208,26 @@ pub fn grep(store: &Store, query: &GrepQuery) -> Result<Vec<GrepMatch>> {
         if filter.is_active() && !filter.keep(slot as u32) {
             continue;
         }
-        let mut texts: Vec<(String, &str)> = Vec::new();
+        let mut fields: Vec<LogField> = Vec::new();
         if wants("input") {
-            texts.push(("input".into(), &r.input));
+            fields.push(LogField::Input);
         }
         if wants("output") {
-            texts.push(("output".into(), &r.output));
+            fields.push(LogField::Output);
         }
-        for (i, s) in r.steps.iter().enumerate() {
+        for i in 0..r.steps.len() {
             if wants("args") {
-                texts.push((format!("steps[{i}].args"), &s.args));
+                fields.push(LogField::StepArgs(i));
             }
             if wants("results") {
-                texts.push((format!("steps[{i}].result"), &s.result));
+                fields.push(LogField::StepResult(i));
             }
         }
-        for (field, text) in texts {
+        for field in fields {
+            let Some(text) = field.text_of(r) else {
+                continue;
+            };
+            let name = field.name();
             let mut line = 1u32;
             let mut counted = 0;
             let mut full = false;
@@ -242,7 +246,7 @@ pub fn grep(store: &Store, query: &GrepQuery) -> Result<Vec<GrepMatch>> {
                 }
                 out.push(GrepMatch {
                     id: r.id.clone(),
-                    field: field.clone(),
+                    field: name.clone(),
                     line,
                     start,
                     end,

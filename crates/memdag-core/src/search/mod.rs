@@ -36,6 +36,6 @@ pub use thread_context as context;
 pub use crate::index::bm25::{Bm25Params, FieldWeights};
 pub use crate::index::embed::{embed as builtin_embed, BUILTIN_DIMENSION};
 pub use query::{
-    Fusion, GrepMatch, GrepQuery, Scope, SearchFilter, SearchHit, SearchMode, SearchQuery,
-    SearchResults, TimeUse,
+    Fusion, GrepMatch, GrepQuery, LogField, Scope, SearchFilter, SearchHit, SearchMode,
+    SearchQuery, SearchResults, TimeUse,
 };

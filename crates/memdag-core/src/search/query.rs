@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::index::bm25::Bm25Params;
 use crate::item::{ItemKind, ItemStatus};
+use crate::record::Record;
 
 /// What a time expression in the query text does (see [`crate::time::parse_time`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -246,6 +247,63 @@ impl Default for GrepQuery {
     }
 }
 
+/// A text of a record's raw log that grep searches, named in [`GrepMatch::field`] as
+/// `input`, `output`, `steps[i].args` or `steps[i].result`. The one owner of those names: grep
+/// writes them, and a face that needs the matched field's text again (to count UTF-16 offsets,
+/// say) reads it back through [`GrepMatch::field_text`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogField {
+    Input,
+    Output,
+    /// The arguments of step `i`, from 0.
+    StepArgs(usize),
+    /// The result of step `i`, from 0.
+    StepResult(usize),
+}
+
+impl LogField {
+    /// Its name in a match.
+    pub fn name(self) -> String {
+        match self {
+            LogField::Input => "input".into(),
+            LogField::Output => "output".into(),
+            LogField::StepArgs(i) => std::format!("steps[{i}].args"),
+            LogField::StepResult(i) => std::format!("steps[{i}].result"),
+        }
+    }
+
+    /// The field a match's name stands for, if it is one.
+    pub fn parse(name: &str) -> Option<LogField> {
+        match name {
+            "input" => Some(LogField::Input),
+            "output" => Some(LogField::Output),
+            _ => {
+                let (i, part) = name.strip_prefix("steps[")?.split_once("].")?;
+                // `usize::from_str` takes a leading `+`, which no name written here has.
+                if !i.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let i = i.parse().ok()?;
+                match part {
+                    "args" => Some(LogField::StepArgs(i)),
+                    "result" => Some(LogField::StepResult(i)),
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// The field's text in `record`, if the record has it.
+    pub fn text_of(self, record: &Record) -> Option<&str> {
+        match self {
+            LogField::Input => Some(&record.input),
+            LogField::Output => Some(&record.output),
+            LogField::StepArgs(i) => record.steps.get(i).map(|s| s.args.as_str()),
+            LogField::StepResult(i) => record.steps.get(i).map(|s| s.result.as_str()),
+        }
+    }
+}
+
 /// One grep match.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -260,4 +318,63 @@ pub struct GrepMatch {
     pub end: usize,
     /// The matched text, cut to at most 256 bytes.
     pub text: String,
+}
+
+impl GrepMatch {
+    /// The text of the field this match is in, read from `record` (the match's own record).
+    pub fn field_text<'a>(&self, record: &'a Record) -> Option<&'a str> {
+        LogField::parse(&self.field)?.text_of(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LogField;
+    use crate::record::{Record, Step};
+
+    #[test]
+    fn log_field_names_read_back_and_find_their_text() {
+        let r = Record {
+            id: "a".into(),
+            seq: 0,
+            thread: String::new(),
+            user: String::new(),
+            created_at: 0,
+            input: "in".into(),
+            output: "out".into(),
+            steps: vec![Step {
+                tool: "t".into(),
+                args: "{}".into(),
+                result: "res".into(),
+                ok: true,
+            }],
+            parents: vec![],
+            tags: vec![],
+            importance: 0.5,
+            compact: None,
+            embedding: None,
+            item: None,
+        };
+        for (field, text) in [
+            (LogField::Input, Some("in")),
+            (LogField::Output, Some("out")),
+            (LogField::StepArgs(0), Some("{}")),
+            (LogField::StepResult(0), Some("res")),
+            (LogField::StepResult(1), None),
+            (LogField::StepArgs(12), None),
+        ] {
+            assert_eq!(LogField::parse(&field.name()), Some(field));
+            assert_eq!(field.text_of(&r), text, "{field:?}");
+        }
+        for bad in [
+            "",
+            "steps",
+            "steps[+1].args",
+            "steps[1].ok",
+            "steps[].args",
+            "Input",
+        ] {
+            assert_eq!(LogField::parse(bad), None, "{bad}");
+        }
+    }
 }
