@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Mode-2 search benchmark, all of it in one go (a benchmark, not a test: never run it from
 # scripts/test.sh). Prints every table:
-#   1. native: `memdag-bench` (release) at each size, and LoCoMo dev evidence recall;
+#   1. native: `memdag-bench` (release) at each size, and LoCoMo dev evidence recall; then the
+#      raw vector index against an exact scan at ef 32 to 256 (`--ann`);
 #   2. wasm: the same workload in Node (wasm32 + simd128), with LoCoMo recall;
 #   3. peers in that same Node run, on the same corpus and queries: hnswlib-node, hnswlib-wasm
 #      (10k only), Orama (vector and full text) and MiniSearch, with memdag/peer ratios;
@@ -41,6 +42,9 @@ native_json="$(mktemp)"
 trap 'rm -f "$native_json"' EXIT
 "$CARGO_TARGET_DIR/release/memdag-bench" --sizes "$sizes" $rebuild --json > "$native_json"
 echo "done (its tables print below, with the wasm run)"
+
+step "native: the raw vector index against an exact scan (memdag-bench --ann --sizes $sizes)"
+"$CARGO_TARGET_DIR/release/memdag-bench" --ann --sizes "$sizes"
 
 step "wasm and peers: node tests/bench/peers.mjs --sizes $sizes"
 node --expose-gc tests/bench/peers.mjs --sizes "$sizes" $rebuild --native "$native_json" "${peer_args[@]}"

@@ -2,7 +2,8 @@
 //!
 //! `memdag-bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N]
 //! [--no-rebuild]`: runs the Mode-2 search workload natively and prints a table, or with
-//! `--json` one JSON object per size and one for LoCoMo recall. `--only bm25|vector|hybrid` times
+//! `--json` one JSON object per size and one for LoCoMo recall. `--ann` times the raw vector
+//! index against an exact scan at ef 32 to 256 (see `ann`). `--only bm25|vector|hybrid` times
 //! one query kind alone (bm25 on text-only stores), for profiling one path. `--seal [--rounds
 //! N]` times a flush of the whole store and a cold open, plain and encrypted (see `seal`).
 //!
@@ -141,6 +142,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     let mut memdag: Option<PathBuf> = None;
     let mut seal = false;
     let mut memory = false;
+    let mut ann = false;
     let mut rounds = 3usize;
     let mut args = args.into_iter();
     while let Some(a) = args.next() {
@@ -164,9 +166,10 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             "--cli" => memdag = args.next().map(PathBuf::from),
             "--seal" => seal = true,
             "--memory" => memory = true,
+            "--ann" => ann = true,
             "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "-h" | "--help" => {
-                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory]");
+                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory] [--ann]");
                 return 0;
             }
             other => {
@@ -228,6 +231,25 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
         }
         if !json {
             println!("{}", crate::seal::table(&reports));
+        }
+        return 0;
+    }
+    if ann {
+        let mut reports = Vec::new();
+        for &n in &sizes {
+            eprintln!(
+                "bench: building {n} records, then the raw index at ef {:?}",
+                crate::ann::EFS
+            );
+            let built = build(n, &base, &opts, &now_ms);
+            let r = crate::ann::measure(&built.store, &built.queries, &crate::ann::EFS, &now_ms);
+            if json {
+                println!("{}", serde_json::to_string(&r).expect("json"));
+            }
+            reports.push(r);
+        }
+        if !json {
+            println!("{}", crate::ann::table(&reports));
         }
         return 0;
     }

@@ -9,6 +9,7 @@
 //! The workload reads time only through a clock closure, so it runs natively (`memdag-bench`)
 //! and in wasm under Node (`tests/bench/run-wasm.mjs`, through the `wasm` module).
 
+pub mod ann;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]

@@ -194,6 +194,20 @@ impl Bench {
             .collect()
     }
 
+    /// Runs vector query `i` through the raw index at width `ef`: the graph walk alone, no
+    /// thread context, scope or dedup (see `ann`). Returns the record indices, best first.
+    pub fn raw_vector(&self, i: u32, ef: u32) -> Vec<u32> {
+        let store = &self.built.store;
+        let v = &self.built.queries[i as usize];
+        store
+            .search_index()
+            .vectors()
+            .search(v, 10, ef as usize, false, &|_| true)
+            .into_iter()
+            .filter_map(|(slot, _)| record_index(store, slot))
+            .collect()
+    }
+
     /// Runs hybrid query `i` (text `i` modulo the questions, vector `i`); returns the hit count.
     pub fn hybrid(&self, i: u32) -> u32 {
         let text = &self.questions[i as usize % self.questions.len()];

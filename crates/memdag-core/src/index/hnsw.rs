@@ -131,6 +131,16 @@ impl Hnsw {
         1.0 - self.similarity(q, node)
     }
 
+    /// Reads the start of a node's vector, so that its cache lines are on their way before it
+    /// is scored.
+    #[inline]
+    fn touch(&self, node: u32) {
+        let at = node as usize * self.dim;
+        if let Some(x) = self.vectors.get(at) {
+            core::hint::black_box(*x);
+        }
+    }
+
     /// The cosine distance between two nodes' vectors, whose dot product may overflow.
     #[inline]
     fn node_distance(&self, a: u32, b: u32) -> f32 {
@@ -329,6 +339,7 @@ impl Hnsw {
         let mut visited = Visited::new(self.levels.len());
         let mut cands: BinaryHeap<core::cmp::Reverse<Near>> = BinaryHeap::new();
         let mut found: BinaryHeap<Near> = BinaryHeap::new();
+        let mut fresh: Vec<u32> = Vec::with_capacity(self.m0());
         for ep in eps {
             if visited.insert(ep.node) && self.is_live(ep.node) {
                 cands.push(core::cmp::Reverse(*ep));
@@ -344,9 +355,18 @@ impl Hnsw {
             if found.len() >= ef && found.peek().is_some_and(|f| c.dist > f.dist) {
                 break;
             }
-            for &x in self.links(c.node, lc) {
-                if !visited.insert(x) || !self.is_live(x) {
-                    continue;
+            // The new neighbours first, then their distances: reading the next one's vector
+            // before scoring this one starts its cache misses early (wasm has no prefetch).
+            fresh.clear();
+            fresh.extend(
+                self.links(c.node, lc)
+                    .iter()
+                    .copied()
+                    .filter(|&x| visited.insert(x) && self.is_live(x)),
+            );
+            for (i, &x) in fresh.iter().enumerate() {
+                if let Some(&next) = fresh.get(i + 1) {
+                    self.touch(next);
                 }
                 let n = Near {
                     dist: self.distance(q, x),
