@@ -475,6 +475,22 @@ impl Store {
 
     /// [`Store::delete`] without the blob collection.
     pub(crate) fn unlink(&mut self, id: &str) -> Result<Record> {
+        #[allow(unused_variables)]
+        let (slot, record) = self.detach(id)?;
+        #[cfg(feature = "std")]
+        if let Some((_, repaired)) = self.search.remove(slot, &record) {
+            for node in repaired {
+                self.dirty.mark(Touched::Node(node));
+            }
+        }
+        Ok(record)
+    }
+
+    /// [`Store::unlink`] but for the search index: the record leaves its slot, the id index,
+    /// the time and item indexes and the DAG, and its children are spliced to its parents;
+    /// the caller takes it out of the search index (`SearchIndex::remove`, or `remove_many`
+    /// for many at once). Returns its slot and the record, its vector included.
+    pub(crate) fn detach(&mut self, id: &str) -> Result<(Slot, Record)> {
         let slot = self
             .slot_of(id)
             .ok_or_else(|| Error::NotFound { id: id.into() })?;
@@ -486,12 +502,6 @@ impl Store {
         #[cfg(feature = "std")]
         if let Some(v) = self.search.vectors.vector(slot) {
             record.embedding = Some(v.to_vec());
-        }
-        #[cfg(feature = "std")]
-        if let Some((_, repaired)) = self.search.remove(slot, &record) {
-            for node in repaired {
-                self.dirty.mark(Touched::Node(node));
-            }
         }
         self.by_id.remove(id, slot);
         #[cfg(feature = "std")]
@@ -539,7 +549,7 @@ impl Store {
             self.mark_dirty(child);
         }
         self.dirty.mark(Touched::Removed(record.seq));
-        Ok(record)
+        Ok((slot, record))
     }
 
     /// Replaces the compact node of a record.

@@ -116,6 +116,127 @@ fn hnsw_recall_at_10_against_brute_force() {
     assert!(recall >= 0.95, "recall@10 {recall} with seed {seed:#x}");
 }
 
+/// recall@10 of `s`'s vector search against its exact scan, on `queries`.
+fn recall_at_10(s: &Store, queries: &[Vec<f32>]) -> f64 {
+    let (mut hit, mut total) = (0, 0);
+    for q in queries {
+        let exact: Vec<String> = s
+            .search_index()
+            .vectors()
+            .exact(q, 10)
+            .into_iter()
+            .map(|(slot, _)| s.slot(slot).unwrap().id.clone())
+            .collect();
+        let got: Vec<String> = s
+            .search(&vq(q, 10))
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        total += exact.len();
+        hit += exact.iter().filter(|id| got.contains(id)).count();
+    }
+    hit as f64 / total as f64
+}
+
+/// Forgetting users removes their records from the graph in one batch (see
+/// `Hnsw::delete_many`): a tenth of the records spread over the store, then the oldest tenth
+/// (the nodes every later one linked to). Nothing of theirs comes back, recall holds, no live
+/// node keeps a link to a removed one, and a reload walks as the store did.
+#[test]
+fn forgetting_many_records_at_once_keeps_the_graph_searchable() {
+    let seed = 0x5eed_0003;
+    println!("seed {seed:#x}");
+    let mut rng = Rng(seed);
+    let dim = 48;
+    let data = clustered(&mut rng, 3000, dim, 40);
+    let mut s = Store::new();
+    for (i, v) in data.iter().enumerate() {
+        let user = if i < 300 {
+            "oldest"
+        } else if i % 10 == 3 {
+            "spread"
+        } else {
+            "kept"
+        };
+        s.add_turn(NewTurn {
+            user: user.into(),
+            ..turn(&format!("n{i}"), "", Some(v.clone()))
+        })
+        .unwrap();
+    }
+    let queries = clustered(&mut rng, 100, dim, 40);
+    let before = recall_at_10(&s, &queries);
+    let mut kv = BTreeMap::new();
+    let mut s = reload(&mut kv, &mut s);
+    for user in ["spread", "oldest"] {
+        let gone = s.forget_user(user).unwrap();
+        assert!(gone.records.len() >= 270, "{user}: {}", gone.records.len());
+    }
+    assert_eq!(s.len(), 3000 - 300 - 270);
+    let vectors = s.search_index().vectors();
+    assert_eq!(vectors.len(), s.len());
+    for q in &queries {
+        for h in s.search(&vq(q, 10)).unwrap() {
+            assert_eq!(s.get(&h.id).unwrap().user, "kept", "{}", h.id);
+        }
+    }
+    let after = recall_at_10(&s, &queries);
+    println!("recall@10 before {before:.4}, after forgetting 19% {after:.4} (seed {seed:#x})");
+    assert!(
+        after >= 0.93,
+        "recall@10 {after} after the batch (before {before})"
+    );
+    let hits: Vec<Vec<String>> = queries
+        .iter()
+        .map(|q| {
+            s.search(&vq(q, 10))
+                .unwrap()
+                .into_iter()
+                .map(|h| h.id)
+                .collect()
+        })
+        .collect();
+    let reloaded = reload(&mut kv, &mut s);
+    for (q, want) in queries.iter().zip(&hits) {
+        let got: Vec<String> = reloaded
+            .search(&vq(q, 10))
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        assert_eq!(&got, want);
+    }
+}
+
+/// After `delete_many`, no live node links a node it deleted, on any layer.
+#[test]
+fn a_batch_delete_leaves_no_link_to_its_nodes() {
+    use memdag_core::index::hnsw::{Hnsw, HnswParams};
+    let mut rng = Rng(0x5eed_0004);
+    let data = clustered(&mut rng, 2000, 24, 20);
+    let mut h = Hnsw::new(24, HnswParams::default());
+    for (i, v) in data.iter().enumerate() {
+        h.insert(i as u64, v, 1.0);
+    }
+    let doomed: Vec<u32> = (0..2000u32).filter(|n| n % 7 == 2 || *n < 150).collect();
+    let repaired = h.delete_many(&doomed);
+    assert!(!repaired.is_empty());
+    assert_eq!(h.len(), 2000 - doomed.len());
+    for n in (0..2000u32).filter(|&n| h.is_live(n)) {
+        for lc in 0..=16u8 {
+            for &x in h.links(n, lc) {
+                assert!(
+                    !doomed.contains(&x),
+                    "node {n} layer {lc} links deleted {x}"
+                );
+            }
+        }
+    }
+    // Deleting them again changes nothing.
+    assert!(h.delete_many(&doomed).is_empty());
+}
+
 #[test]
 fn dimension_is_fixed_and_bad_vectors_are_refused() {
     let mut s = Store::new();

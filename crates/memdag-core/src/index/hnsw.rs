@@ -17,7 +17,10 @@
 //! - node ids only grow; a deleted node's id and vector are a hole until the next load.
 //!
 //! Insert and delete touch `O(M·log n)` nodes. A delete repairs the links of the deleted node's
-//! neighbours from their own and its links, with the neighbour-selection heuristic.
+//! neighbours from their own and its links, with the neighbour-selection heuristic. A batch
+//! ([`Hnsw::delete_many`], for purges and forgotten users) repairs each hurt node once: a node
+//! that keeps half its layer's links inherits its dead neighbours' links in their order, and
+//! only the others run the heuristic (see its docs for the measurements).
 
 use std::collections::BinaryHeap;
 use std::vec::Vec;
@@ -438,6 +441,144 @@ impl Hnsw {
             }
         }
         if self.entry == Some(node) {
+            self.entry = None;
+            for n in 0..self.levels.len() as u32 {
+                if self.is_live(n) {
+                    self.consider_entry(n);
+                }
+            }
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        touched
+    }
+
+    /// `live` (the live links of `e` on layer `lc`) and up to `lost` more: the live links of
+    /// the dead nodes `e` linked to, taken from each in turn in its own order. That order is
+    /// the heuristic's, which keeps the long links a dead node held; no distance is computed.
+    fn inherit(&self, e: u32, lc: u8, mut live: Vec<u32>, lost: usize) -> Vec<u32> {
+        let dead: Vec<u32> = self
+            .links(e, lc)
+            .iter()
+            .copied()
+            .filter(|&x| !self.is_live(x))
+            .collect();
+        let target = live.len() + lost;
+        for pos in 0.. {
+            let mut any = false;
+            for &d in &dead {
+                if live.len() >= target {
+                    return live;
+                }
+                if let Some(&y) = self.links(d, lc).get(pos) {
+                    any = true;
+                    if y != e && self.is_live(y) && !live.contains(&y) {
+                        live.push(y);
+                    }
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        live
+    }
+
+    /// Deletes every node of `nodes` at once, for a purge or a forgotten user. Returns the
+    /// nodes whose links changed.
+    ///
+    /// One at a time, each delete re-selects the links of every neighbour, so a node next to
+    /// several deleted ones is repaired once per delete: that was 80% of a 10k-item purge.
+    /// Here every node is marked deleted first, then each live node with a link to a dead one
+    /// is repaired once per layer:
+    /// - if it keeps at least half its layer's links (`M0 / 2` on layer 0), it keeps them and
+    ///   fills the lost slots with its dead neighbours' live links, in their order;
+    /// - otherwise it re-selects with the heuristic from its live links and its dead
+    ///   neighbours', as [`Hnsw::delete`] does.
+    ///
+    /// Measured on 100k clustered 384-d vectors, deleting 10k (native, recall@10 at ef 64 /
+    /// 128 against an exact scan of what is left): one by one 2,087 ms and 0.972 / 0.998;
+    /// here 508 ms and 0.988 / 1.000. Deleting the 10k oldest (the nodes later ones linked
+    /// to): 2,739 ms and 0.951 / 0.993 one by one, 761 ms and 0.945 / 0.994 here. Dropping
+    /// dead links without a fill, or filling with the nearest, lost up to 0.05 of recall on
+    /// the oldest; running the heuristic on every hurt node cost as much as one by one.
+    pub fn delete_many(&mut self, nodes: &[u32]) -> Vec<u32> {
+        // Each deleted node with its level, read before it is marked free.
+        let mut doomed: Vec<(u32, u8)> = Vec::with_capacity(nodes.len());
+        let mut top = 0u8;
+        for &node in nodes {
+            if !self.is_live(node) {
+                continue;
+            }
+            let level = self.levels[node as usize];
+            top = top.max(level);
+            self.levels[node as usize] = FREE;
+            self.live -= 1;
+            doomed.push((node, level));
+        }
+        if doomed.is_empty() {
+            return Vec::new();
+        }
+        let mut touched: Vec<u32> = Vec::new();
+        for lc in 0..=top {
+            let max = if lc == 0 { self.m0() } else { self.params.m };
+            // Every live node of this layer with a link to a dead one: one pass over the
+            // links, which costs less than the repairs (and finds the nodes that linked to a
+            // deleted node it did not link back to).
+            let hurt: Vec<u32> = (0..self.levels.len() as u32)
+                .filter(|&x| {
+                    let level = self.levels[x as usize];
+                    level != FREE
+                        && level >= lc
+                        && self.links(x, lc).iter().any(|&y| !self.is_live(y))
+                })
+                .collect();
+            for e in hurt {
+                let live: Vec<u32> = self
+                    .links(e, lc)
+                    .iter()
+                    .copied()
+                    .filter(|&x| self.is_live(x))
+                    .collect();
+                if live.len() == self.links(e, lc).len() {
+                    continue;
+                }
+                if live.len() * 2 >= max {
+                    let lost = self.links(e, lc).len() - live.len();
+                    let links = self.inherit(e, lc, live, lost);
+                    self.set_links(e, lc, &links);
+                    touched.push(e);
+                    continue;
+                }
+                let mut seen: Vec<u32> = live.clone();
+                for &x in self.links(e, lc) {
+                    // A dead node's links are still in place (a free node keeps them until
+                    // the next load): its live neighbours are the candidates it leaves.
+                    if !self.is_live(x) {
+                        seen.extend(
+                            self.links(x, lc)
+                                .iter()
+                                .copied()
+                                .filter(|&y| y != e && self.is_live(y)),
+                        );
+                    }
+                }
+                seen.sort_unstable();
+                seen.dedup();
+                let mut cands: Vec<Near> = seen
+                    .into_iter()
+                    .map(|x| Near {
+                        dist: self.node_distance(e, x),
+                        node: x,
+                    })
+                    .collect();
+                cands.sort_unstable();
+                let links: Vec<u32> = self.select(&cands, max).iter().map(|n| n.node).collect();
+                self.set_links(e, lc, &links);
+                touched.push(e);
+            }
+        }
+        if self.entry.is_some_and(|e| !self.is_live(e)) {
             self.entry = None;
             for n in 0..self.levels.len() as u32 {
                 if self.is_live(n) {

@@ -128,6 +128,19 @@ impl SearchIndex {
         self.vectors.remove(slot)
     }
 
+    /// Forgets every record of `gone` (slot, the record that was there) at once: each posting
+    /// list and the graph are edited once for all of them. Returns the graph nodes whose
+    /// links were repaired.
+    pub(crate) fn remove_many(&mut self, gone: &[(Slot, Record)]) -> Vec<u32> {
+        self.text
+            .remove_many(gone.iter().map(|(slot, r)| (*slot, r)));
+        for (slot, r) in gone {
+            self.threads.remove(*slot, r);
+        }
+        let slots: Vec<Slot> = gone.iter().map(|(slot, _)| *slot).collect();
+        self.vectors.remove_many(&slots)
+    }
+
     /// Re-indexes the text and dedup key of the record in `slot`, which changed from `old` to
     /// `new` (its vector and thread are the caller's: see `Store::change_record`).
     pub(crate) fn change_text(&mut self, slot: Slot, old: &Record, new: &Record) {

@@ -360,36 +360,40 @@ impl InvertedIndex {
 
     /// Removes the record in `slot`, which must be the record that was indexed there.
     pub fn remove(&mut self, slot: Slot, record: &Record) {
-        let (occ, _) = self.analyze_record(record, false);
-        let mut last = u32::MAX;
-        for (term, _) in occ {
-            if term == last {
-                continue;
+        self.remove_many([(slot, record)]);
+    }
+
+    /// Removes each record from its slot, as [`InvertedIndex::remove`] does, but edits each
+    /// posting list once: removing one by one shifted a long list once per record in it.
+    pub fn remove_many<'a>(&mut self, gone: impl IntoIterator<Item = (Slot, &'a Record)>) {
+        // (term, slot) pairs of the postings and of the derived keys to drop.
+        let mut postings: Vec<(u32, Slot)> = Vec::new();
+        let mut keys: Vec<(u32, Slot)> = Vec::new();
+        for (slot, record) in gone {
+            let (occ, _) = self.analyze_record(record, false);
+            let mut last = u32::MAX;
+            for (term, _) in occ {
+                if term != last {
+                    postings.push((term, slot));
+                    last = term;
+                }
             }
-            last = term;
-            let list = &mut self.postings[term as usize];
-            if let Ok(at) = list.binary_search_by_key(&slot, |p| p.doc) {
-                list.remove(at);
+            if let Some(len) = self.doc_len.get_mut(slot as usize) {
+                for (total, l) in self.total_len.iter_mut().zip(*len) {
+                    *total -= u64::from(l);
+                }
+                *len = [0; FIELDS];
+                self.docs = self.docs.saturating_sub(1);
+            }
+            let (terms, _) = self.analyze_keys(record, false);
+            keys.extend(terms.into_iter().map(|(term, _)| (term, slot)));
+            if let Some(len) = self.keys_len.get_mut(slot as usize) {
+                self.keys_total -= u64::from(*len);
+                *len = 0;
             }
         }
-        if let Some(len) = self.doc_len.get_mut(slot as usize) {
-            for (total, l) in self.total_len.iter_mut().zip(*len) {
-                *total -= u64::from(l);
-            }
-            *len = [0; FIELDS];
-            self.docs = self.docs.saturating_sub(1);
-        }
-        let (keys, _) = self.analyze_keys(record, false);
-        for (term, _) in keys {
-            let list = &mut self.keys[term as usize];
-            if let Ok(at) = list.binary_search_by_key(&slot, |p| p.doc) {
-                list.remove(at);
-            }
-        }
-        if let Some(len) = self.keys_len.get_mut(slot as usize) {
-            self.keys_total -= u64::from(*len);
-            *len = 0;
-        }
+        drop_postings(&mut self.postings, postings, |p| p.doc);
+        drop_postings(&mut self.keys, keys, |p| p.doc);
     }
 
     /// Analyzes query text into known terms; unknown terms cannot match and are dropped.
@@ -560,5 +564,27 @@ impl InvertedIndex {
             }
         }
         s
+    }
+}
+
+/// Drops the postings of `pairs` (term, slot) from `lists`, one pass over each list touched.
+fn drop_postings<P>(lists: &mut [Vec<P>], mut pairs: Vec<(u32, Slot)>, doc: impl Fn(&P) -> Slot) {
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut at = 0;
+    while at < pairs.len() {
+        let term = pairs[at].0;
+        let end = at + pairs[at..].partition_point(|p| p.0 == term);
+        let slots = &pairs[at..end];
+        if let Some(list) = lists.get_mut(term as usize) {
+            if let [(_, slot)] = slots {
+                if let Ok(i) = list.binary_search_by_key(slot, &doc) {
+                    list.remove(i);
+                }
+            } else {
+                list.retain(|p| slots.binary_search_by_key(&doc(p), |s| s.1).is_err());
+            }
+        }
+        at = end;
     }
 }

@@ -138,6 +138,19 @@ impl VectorIndex {
         Some((node, self.hnsw.delete(node)))
     }
 
+    /// Removes the vectors of `slots` at once (see [`Hnsw::delete_many`]). Returns the nodes
+    /// whose links were repaired.
+    pub fn remove_many(&mut self, slots: &[Slot]) -> Vec<u32> {
+        let mut nodes = Vec::with_capacity(slots.len());
+        for &slot in slots {
+            if let Some(node) = self.node_of(slot) {
+                self.slot_node[slot as usize] = NONE;
+                nodes.push(node);
+            }
+        }
+        self.hnsw.delete_many(&nodes)
+    }
+
     /// The slot of a live node.
     pub fn slot_of_node(&self, node: u32) -> Option<Slot> {
         if self.hnsw.is_live(node) {
