@@ -349,3 +349,17 @@ test("recall's known section holds the user's items, within the budget", () => {
   const item = mem.listItems({ user: 'ada', order: 'uses' })[0];
   assert.ok(item.uses >= 1, 'recall counts uses of items');
 });
+
+test('with no now, expiry counts from the clock in recall, search and listings', () => {
+  const mem = new Memory();
+  mem.addTurn({ id: 't1', thread: 'chat', user: 'ada', createdAt: T0, input: 'note this down' });
+  const temp = mem.addItem({ kind: 'personal', user: 'ada', text: 'Ada parked on level zeta-nine', createdAt: T0, ttlMs: DAY }).item;
+  assert.equal(temp.expiresAt, T0 + DAY);
+  // T0 is in 2024: by the clock the item ran out long ago.
+  assert.ok(!mem.recall({ thread: 'chat', user: 'ada' }).block.includes('zeta-nine'));
+  assert.deepEqual(mem.search({ text: 'zeta-nine', mode: 'bm25' }), []);
+  assert.deepEqual(mem.listItems({ statuses: ['expired'] }).map((i) => i.id), [temp.id]);
+  // An earlier now brings it back.
+  assert.match(mem.recall({ thread: 'chat', user: 'ada', now: T0 + 1000 }).block, /zeta-nine/);
+  assert.equal(mem.search({ text: 'zeta-nine', mode: 'bm25', now: T0 + 1000 }).length, 1);
+});

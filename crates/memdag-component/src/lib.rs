@@ -12,6 +12,7 @@
 //! `memdag_component.wasm` is a component.
 #![warn(missing_docs)]
 
+mod clock;
 mod context;
 mod convert;
 mod embed;

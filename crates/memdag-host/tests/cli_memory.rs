@@ -602,3 +602,30 @@ fn mcp_over_stdio_lists_calls_and_reads() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn recall_leaves_out_an_item_expired_by_the_clock_unless_now_is_earlier() {
+    let (_dir, store) = fact_store();
+    ok(memdag(&store).args([
+        "memory",
+        "add",
+        "--user",
+        "ada",
+        "--kind",
+        "personal",
+        "--ttl",
+        "90s",
+        "--now",
+        "2023-11-14T12:00:00Z",
+        "Ada parks on level zeta-nine",
+    ]));
+    // Without --now, recall counts from the clock, as `memory list` does: long expired.
+    let listed = ok(memdag(&store).args(["memory", "list", "--user", "ada", "--all", "--json"]));
+    assert!(listed.contains("\"expired\""), "{listed}");
+    let by_clock = ok(memdag(&store).args(["recall", "--user", "ada"]));
+    assert!(!by_clock.contains("zeta-nine"), "{by_clock}");
+    // Within its time to live it is known.
+    let then =
+        ok(memdag(&store).args(["recall", "--user", "ada", "--now", "2023-11-14T12:00:30Z"]));
+    assert!(then.contains("zeta-nine"), "{then}");
+}

@@ -419,13 +419,23 @@ fn relative_dates_resolve_against_a_fixed_now_and_the_timeline_groups_by_day() {
     let found = memory.search_full(&q).unwrap();
     assert_eq!(found.hits[0].id, "yesterday");
     assert_eq!(found.time.unwrap().matched, "昨天");
-    // Without now, no range is resolved and every hike matches.
+    // Without now, the range is the host clock's last week, as in every face: none of these
+    // 2023 hikes is in it.
     let q = search_query("hiking last week", SearchMode::Bm25, 10);
     let found = memory.search_full(&q).unwrap();
-    assert!(found.time.is_none());
-    let hits: Vec<&str> = found.hits.iter().map(|h| h.id.as_str()).collect();
+    let time = found.time.expect("resolved against the host clock");
+    assert!(time.since > NOW, "{time:?}");
+    assert!(found.hits.is_empty(), "{:?}", found.hits);
+    // Without a time expression every hike matches.
+    let q = search_query("hiking", SearchMode::Bm25, 10);
+    let hits: Vec<String> = memory
+        .search(&q)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.id)
+        .collect();
     assert!(
-        hits.contains(&"old") && hits.contains(&"last-week"),
+        hits.iter().any(|h| h == "old") && hits.iter().any(|h| h == "last-week"),
         "{hits:?}"
     );
 
@@ -552,6 +562,42 @@ fn files_holding(dir: &std::path::Path, needle: &[u8]) -> Vec<std::path::PathBuf
         }
     }
     found
+}
+
+/// With no `now`, the component reads the host's clock (WASI), as the JS package and the CLI
+/// do: an item whose time to live ran out before today is in no recall, search or listing,
+/// and naming an earlier `now` brings it back.
+#[test]
+fn with_no_now_expiry_counts_from_the_host_clock() {
+    let mut memory = runtime().open(SharedKv::default(), None).unwrap();
+    said(
+        &mut memory,
+        "t1",
+        "chat",
+        "ada",
+        "note this down",
+        NOW - 2 * DAY,
+    );
+    let mut temp = new_item(ItemKind::Personal, "ada", "Ada parked on level zeta-nine");
+    temp.created_at = NOW - 2 * DAY;
+    temp.ttl_ms = Some(DAY);
+    memory.add_item(&temp).unwrap();
+
+    let recall = memory.recall(&recall_query("chat", Some("ada"))).unwrap();
+    assert!(!recall.block.contains("zeta-nine"), "{}", recall.block);
+    let mut then = recall_query("chat", Some("ada"));
+    then.now = Some(NOW - 2 * DAY + 1000);
+    let recall = memory.recall(&then).unwrap();
+    assert!(recall.block.contains("zeta-nine"), "{}", recall.block);
+
+    let q = search_query("zeta-nine", SearchMode::Bm25, 5);
+    assert!(memory.search(&q).unwrap().is_empty());
+    let mut q = q;
+    q.filter.now = Some(NOW - 2 * DAY);
+    assert_eq!(memory.search(&q).unwrap().len(), 1);
+    let mut listing = item_query();
+    listing.statuses = vec![ItemStatus::Expired];
+    assert_eq!(memory.list_items(&listing).unwrap().len(), 1);
 }
 
 #[test]

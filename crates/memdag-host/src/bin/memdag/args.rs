@@ -42,8 +42,9 @@ commands:
   grep <PATTERN>            regular expression over raw logs [-i] [--field F]... [--user U]
                             [--json]
   recall                    the memory block for a new turn: --thread T --user U [--budget N]
-                            [--query TEXT] [--json]; it counts a use of each turn it returns,
-                            so it takes the writer's lock
+                            [--query TEXT] [--now TIME] [--json]; recency and expiry count
+                            from --now (default: the clock); it counts a use of each turn it
+                            returns, so it takes the writer's lock
   compact <ID>              write the turn's compact node: with --llm-cmd, else extractive
   show <ID> [--raw]         one turn in full; --raw prints its tool log unabridged
   dag <ID> [DEPTH]          the ancestors and descendants of a turn, drawn as trees

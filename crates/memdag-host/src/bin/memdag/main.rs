@@ -277,7 +277,9 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             let mut q = recall_query(&thread, user.as_deref());
             q.budget_tokens = budget;
             q.query_text = query;
-            q.now = args.now.is_some().then_some(host.now);
+            // The clock (or --now), as in every face: recency counts from it, and an item past
+            // its time to live by then is never shown.
+            q.now = Some(host.now);
             let recall = memory.recall(&q)?;
             if json {
                 let items: Vec<_> = recall

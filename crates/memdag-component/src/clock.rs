@@ -1,0 +1,10 @@
+//! The host's clock, read through WASI (`wasi:clocks/wall-clock`): the "now" of every read
+//! that filters by time or expiry when the caller names none, as in the JS package and the
+//! CLI. The core never reads a clock; the component's conversions fill it in.
+
+/// Milliseconds since the Unix epoch, by the host's wall clock (0 if it reads before 1970).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
