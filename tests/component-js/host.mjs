@@ -48,7 +48,8 @@ function wasiImports() {
   const names = [
     'cli/environment', 'cli/exit', 'cli/stderr', 'cli/stdin', 'cli/stdout',
     'cli/terminal-input', 'cli/terminal-output', 'cli/terminal-stderr', 'cli/terminal-stdin',
-    'cli/terminal-stdout', 'io/error', 'io/poll', 'io/streams', 'random/insecure-seed',
+    'cli/terminal-stdout', 'clocks/monotonic-clock', 'clocks/wall-clock', 'io/error', 'io/poll',
+    'io/streams', 'random/insecure-seed',
   ];
   for (const name of names) {
     const [pkg, iface] = name.split('/');

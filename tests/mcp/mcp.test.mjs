@@ -24,13 +24,14 @@ const TURNS = [
   { id: 'm1', thread: 'travel', user: 'mei', createdAt: '2026-11-27T10:00:00Z', input: 'mei keeps her passport in the blue drawer', output: 'Noted' },
 ];
 
-async function connect() {
+async function connect(setup = () => {}) {
   const dir = mkdtempSync(join(tmpdir(), 'memdag-mcp-'));
   const store = join(dir, 'store');
   const file = join(dir, 'turns.jsonl');
   writeFileSync(file, TURNS.map((t) => JSON.stringify(t)).join('\n'));
   const env = { ...process.env, MEMDAG_COMPONENT: component, MEMDAG_CACHE_DIR: join(tmpdir(), 'memdag-mcp-cache') };
   execFileSync(bin, ['--store', store, 'ingest', file], { env, stdio: 'pipe' });
+  setup((args) => execFileSync(bin, ['--store', store, ...args], { env, stdio: 'pipe' }));
   const transport = new StdioClientTransport({ command: bin, args: ['--store', store, 'mcp', '--user', 'lin', '--thread', 'main'], env, stderr: 'pipe' });
   const client = new Client({ name: 'memdag-test', version: '1.0.0' });
   await client.connect(transport);
@@ -83,6 +84,33 @@ test('the MCP SDK client lists and calls every tool, keeps to the user, and gets
     assert.ok(ids.includes('a1') && !ids.includes('m1'), ids.join());
     const read = await client.readResource({ uri: 'memdag://record/a1' });
     assert.match(read.contents[0].text, /deadline exceeded/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("the tools count expiry from the clock: an item past its time to live is in no tool's answer", { skip: !ready }, async () => {
+  let expired;
+  let alive;
+  const client = await connect((memdag) => {
+    const add = (args) => JSON.parse(memdag(['memory', 'add', '--user', 'lin', '--kind', 'personal', '--json', ...args]).toString()).item.id;
+    expired = add(['--ttl', '90s', '--now', '2023-11-14T12:00:00Z', 'Lin parks on level zeta-nine']);
+    alive = add(['Lin parks on level alpha-one']);
+  });
+  try {
+    const recall = text(await client.callTool({ name: 'recall', arguments: { query: 'where does Lin park' } }));
+    assert.match(recall.block, /alpha-one/);
+    assert.ok(!recall.block.includes('zeta-nine'), recall.block);
+    const search = text(await client.callTool({ name: 'search', arguments: { query: 'Lin parks on level' } }));
+    const ids = search.hits.map((h) => h.id);
+    assert.ok(ids.includes(alive), JSON.stringify(ids));
+    assert.ok(!ids.includes(expired), JSON.stringify(ids));
+    const memories = text(await client.callTool({ name: 'memories', arguments: {} }));
+    assert.deepEqual(memories.memories.map((m) => m.id), [alive]);
+    // A memory the model keeps is dated by the clock, not the epoch.
+    const kept = text(await client.callTool({ name: 'remember', arguments: { text: 'Lin deploys on Fridays', kind: 'personal' } }));
+    const at = kept.memory.createdAt;
+    assert.ok((typeof at === 'number' ? at : Date.parse(at)) > Date.UTC(2026, 0, 1), String(at));
   } finally {
     await client.close();
   }

@@ -493,7 +493,8 @@ impl GuestStore for MemoryStore {
         let context = memdag_core::tools::ToolContext {
             user: context.user,
             thread: context.thread,
-            now: context.now,
+            // Read per call: an MCP server runs for days, and expiry counts from today.
+            now: Some(context.now.unwrap_or_else(crate::clock::now_ms)),
         };
         self.mutate(|s| s.call_tool_json(&name, &arguments, &context))
     }
