@@ -89,29 +89,10 @@ fn hnsw_recall_at_10_against_brute_force() {
         s.add_turn(turn(&format!("n{i}"), "", Some(v.clone())))
             .unwrap();
     }
-    let index = s.search_index();
-    let (mut hit, mut total) = (0, 0);
-    for _ in 0..100 {
-        let q = clustered(&mut rng, 1, dim, 40).remove(0);
-        let exact: Vec<u32> = index
-            .vectors()
-            .exact(&q, 10)
-            .into_iter()
-            .map(|(slot, _)| slot)
-            .collect();
-        let got: Vec<String> = s
-            .search(&vq(&q, 10))
-            .unwrap()
-            .into_iter()
-            .map(|h| h.id)
-            .collect();
-        total += exact.len();
-        hit += exact
-            .iter()
-            .filter(|&&slot| got.contains(&s.slot(slot).unwrap().id))
-            .count();
-    }
-    let recall = hit as f64 / total as f64;
+    let queries: Vec<Vec<f32>> = (0..100)
+        .map(|_| clustered(&mut rng, 1, dim, 40).remove(0))
+        .collect();
+    let recall = recall_at_10(&s, &queries);
     println!("recall@10 {recall:.4} (seed {seed:#x})");
     assert!(recall >= 0.95, "recall@10 {recall} with seed {seed:#x}");
 }

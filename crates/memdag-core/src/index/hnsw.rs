@@ -440,14 +440,7 @@ impl Hnsw {
                 touched.push(e);
             }
         }
-        if self.entry == Some(node) {
-            self.entry = None;
-            for n in 0..self.levels.len() as u32 {
-                if self.is_live(n) {
-                    self.consider_entry(n);
-                }
-            }
-        }
+        self.renew_entry();
         touched.sort_unstable();
         touched.dedup();
         touched
@@ -578,6 +571,15 @@ impl Hnsw {
                 touched.push(e);
             }
         }
+        self.renew_entry();
+        touched.sort_unstable();
+        touched.dedup();
+        touched
+    }
+
+    /// When the entry point was deleted, makes the live node of the highest level (the lowest
+    /// key among equals) the entry: one scan of the nodes.
+    fn renew_entry(&mut self) {
         if self.entry.is_some_and(|e| !self.is_live(e)) {
             self.entry = None;
             for n in 0..self.levels.len() as u32 {
@@ -586,9 +588,6 @@ impl Hnsw {
                 }
             }
         }
-        touched.sort_unstable();
-        touched.dedup();
-        touched
     }
 }
 
