@@ -8,3 +8,8 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
 }
+
+/// `now`, or the host's clock when the caller gave none.
+pub fn or_now(now: Option<i64>) -> Option<i64> {
+    Some(now.unwrap_or_else(now_ms))
+}

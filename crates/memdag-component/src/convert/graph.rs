@@ -12,7 +12,7 @@ pub fn graph_query(q: wit::GraphQuery) -> GraphQuery {
     GraphQuery {
         user: q.user,
         as_of: q.as_of,
-        now: Some(q.now.unwrap_or_else(crate::clock::now_ms)),
+        now: crate::clock::or_now(q.now),
     }
 }
 

@@ -210,7 +210,7 @@ pub fn item_query(q: wit::ItemQuery) -> ItemQuery {
         since: q.since,
         until: q.until,
         as_of: q.as_of,
-        now: Some(q.now.unwrap_or_else(crate::clock::now_ms)),
+        now: crate::clock::or_now(q.now),
         order: match q.order {
             wit::ItemOrder::Created => ItemOrder::Created,
             wit::ItemOrder::Updated => ItemOrder::Updated,

@@ -59,7 +59,7 @@ pub fn search_query(q: wit::SearchQuery) -> SearchQuery {
         bm25,
         dedup: q.dedup.unwrap_or(d.dedup),
         snippets: q.snippets.unwrap_or(d.snippets),
-        now: Some(q.now.unwrap_or_else(crate::clock::now_ms)),
+        now: crate::clock::or_now(q.now),
         offset_minutes: q.offset_minutes.unwrap_or(d.offset_minutes),
         time: q.time.map_or(d.time, |t| match t {
             wit::TimeUse::Filter => TimeUse::Filter,
@@ -85,7 +85,7 @@ fn filter(f: wit::SearchFilter) -> SearchFilter {
         }),
         kinds: f.kinds.into_iter().map(kind).collect(),
         statuses: f.statuses.into_iter().map(status).collect(),
-        now: Some(f.now.unwrap_or_else(crate::clock::now_ms)),
+        now: crate::clock::or_now(f.now),
     }
 }
 
@@ -171,7 +171,7 @@ pub fn recall_query(q: wit::RecallQuery) -> RecallQuery {
         embedding: q.embedding,
         budget_tokens: or(q.budget_tokens, d.budget_tokens),
         encoding: q.encoding.map_or(d.encoding, encoding),
-        now: Some(q.now.unwrap_or_else(crate::clock::now_ms)),
+        now: crate::clock::or_now(q.now),
         thread_limit: or(q.thread_limit, d.thread_limit),
         user_limit: or(q.user_limit, d.user_limit),
         match_limit: or(q.match_limit, d.match_limit),

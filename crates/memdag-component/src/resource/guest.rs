@@ -494,7 +494,7 @@ impl GuestStore for MemoryStore {
             user: context.user,
             thread: context.thread,
             // Read per call: an MCP server runs for days, and expiry counts from today.
-            now: Some(context.now.unwrap_or_else(crate::clock::now_ms)),
+            now: crate::clock::or_now(context.now),
         };
         self.mutate(|s| s.call_tool_json(&name, &arguments, &context))
     }

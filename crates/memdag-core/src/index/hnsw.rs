@@ -425,18 +425,9 @@ impl Hnsw {
                 .collect();
             let max = if lc == 0 { self.m0() } else { self.params.m };
             for &e in &gone {
-                let mut cands: Vec<Near> = Vec::new();
-                for &x in self.links(e, lc).iter().chain(&gone) {
-                    if x != e && self.is_live(x) && !cands.iter().any(|c| c.node == x) {
-                        cands.push(Near {
-                            dist: self.node_distance(e, x),
-                            node: x,
-                        });
-                    }
-                }
-                cands.sort_unstable();
-                let links: Vec<u32> = self.select(&cands, max).iter().map(|n| n.node).collect();
-                self.set_links(e, lc, &links);
+                let mut cands = self.links(e, lc).to_vec();
+                cands.extend_from_slice(&gone);
+                self.reselect(e, lc, max, cands);
                 touched.push(e);
             }
         }
@@ -496,22 +487,20 @@ impl Hnsw {
     /// dead links without a fill, or filling with the nearest, lost up to 0.05 of recall on
     /// the oldest; running the heuristic on every hurt node cost as much as one by one.
     pub fn delete_many(&mut self, nodes: &[u32]) -> Vec<u32> {
-        // Each deleted node with its level, read before it is marked free.
-        let mut doomed: Vec<(u32, u8)> = Vec::with_capacity(nodes.len());
-        let mut top = 0u8;
+        // The highest layer a deleted node was on, read before it is marked free.
+        let mut top: Option<u8> = None;
         for &node in nodes {
             if !self.is_live(node) {
                 continue;
             }
             let level = self.levels[node as usize];
-            top = top.max(level);
+            top = Some(top.map_or(level, |t| t.max(level)));
             self.levels[node as usize] = FREE;
             self.live -= 1;
-            doomed.push((node, level));
         }
-        if doomed.is_empty() {
+        let Some(top) = top else {
             return Vec::new();
-        }
+        };
         let mut touched: Vec<u32> = Vec::new();
         for lc in 0..=top {
             let max = if lc == 0 { self.m0() } else { self.params.m };
@@ -543,31 +532,15 @@ impl Hnsw {
                     touched.push(e);
                     continue;
                 }
-                let mut seen: Vec<u32> = live.clone();
+                let mut cands = live;
                 for &x in self.links(e, lc) {
                     // A dead node's links are still in place (a free node keeps them until
                     // the next load): its live neighbours are the candidates it leaves.
                     if !self.is_live(x) {
-                        seen.extend(
-                            self.links(x, lc)
-                                .iter()
-                                .copied()
-                                .filter(|&y| y != e && self.is_live(y)),
-                        );
+                        cands.extend_from_slice(self.links(x, lc));
                     }
                 }
-                seen.sort_unstable();
-                seen.dedup();
-                let mut cands: Vec<Near> = seen
-                    .into_iter()
-                    .map(|x| Near {
-                        dist: self.node_distance(e, x),
-                        node: x,
-                    })
-                    .collect();
-                cands.sort_unstable();
-                let links: Vec<u32> = self.select(&cands, max).iter().map(|n| n.node).collect();
-                self.set_links(e, lc, &links);
+                self.reselect(e, lc, max, cands);
                 touched.push(e);
             }
         }
@@ -575,6 +548,24 @@ impl Hnsw {
         touched.sort_unstable();
         touched.dedup();
         touched
+    }
+
+    /// Gives `e` on layer `lc` the links the neighbour-selection heuristic picks, at most
+    /// `max`, from the live nodes of `cands` (duplicates and `e` itself are skipped).
+    fn reselect(&mut self, e: u32, lc: u8, max: usize, mut cands: Vec<u32>) {
+        cands.sort_unstable();
+        cands.dedup();
+        let mut near: Vec<Near> = cands
+            .into_iter()
+            .filter(|&x| x != e && self.is_live(x))
+            .map(|x| Near {
+                dist: self.node_distance(e, x),
+                node: x,
+            })
+            .collect();
+        near.sort_unstable();
+        let links: Vec<u32> = self.select(&near, max).iter().map(|n| n.node).collect();
+        self.set_links(e, lc, &links);
     }
 
     /// When the entry point was deleted, makes the live node of the highest level (the lowest
