@@ -2,10 +2,10 @@
 //!
 //! ```text
 //! offset 0  4 bytes  magic  b"MDAG"
-//! offset 4  1 byte   format version: 1 (v1 values), 2 to 4 (commit, segment parts)
+//! offset 4  1 byte   format version: 1 (v1 values), 2 to 5 (commit, segment parts)
 //! offset 5  1 byte   kind, see [`Kind`]
 //! offset 6  4 bytes  checksum of the body, little endian: CRC-32 (IEEE) for version 1,
-//!                    [`checksum32`] for versions 2 to 4
+//!                    [`checksum32`] for versions 2 to 5
 //! offset 10 ...      body
 //! ```
 //! A value shorter than the header is truncated, a wrong magic is foreign (but a value opening
@@ -26,7 +26,7 @@ pub const MAGIC: [u8; 4] = *b"MDAG";
 /// The magic of a sealed value (`crate::seal::MAGIC`; this module depends on no other).
 const SEALED_MAGIC: [u8; 4] = *b"MDAS";
 /// The newest format version this build writes and reads.
-pub const FORMAT_VERSION: u8 = 4;
+pub const FORMAT_VERSION: u8 = 5;
 /// Length of the envelope header.
 pub const HEADER_LEN: usize = 10;
 
@@ -42,9 +42,9 @@ pub enum Kind {
     Blob = 3,
     /// v1: one vector-graph node (`idx/hnsw/<id>`).
     IndexNode = 4,
-    /// v2 to v4: the commit (`head`).
+    /// v2 to v5: the commit (`head`).
     Commit = 5,
-    /// v2 to v4: one part of a segment (`seg/<gen>/<part>`).
+    /// v2 to v5: one part of a segment (`seg/<gen>/<part>`).
     SegmentPart = 6,
 }
 
@@ -88,6 +88,19 @@ pub fn stored_checksum(value: &[u8]) -> Option<u32> {
 
 /// Checks the envelope of the value stored under `key` and returns its body.
 pub fn open<'a>(key: &str, kind: Kind, bytes: &'a [u8]) -> Result<&'a [u8]> {
+    match open_unchecked(key, kind, bytes)? {
+        (body, true) => Ok(body),
+        (_, false) => Err(Error::CorruptData {
+            key: key.into(),
+            reason: "checksum mismatch (truncated or altered)".into(),
+        }),
+    }
+}
+
+/// As [`open`], but a body whose checksum does not match is returned, with `false`, rather
+/// than refused: salvaging reads the intact blocks of a damaged part (see [`crate::block`]).
+/// Every other damage (a value too short, foreign, of another kind or version) still fails.
+pub fn open_unchecked<'a>(key: &str, kind: Kind, bytes: &'a [u8]) -> Result<(&'a [u8], bool)> {
     let corrupt = |reason: String| Error::CorruptData {
         key: key.into(),
         reason,
@@ -129,10 +142,7 @@ pub fn open<'a>(key: &str, kind: Kind, bytes: &'a [u8]) -> Result<&'a [u8]> {
     }
     let body = &bytes[HEADER_LEN..];
     let stored = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]);
-    if checksum(version, body) != stored {
-        return Err(corrupt("checksum mismatch (truncated or altered)".into()));
-    }
-    Ok(body)
+    Ok((body, checksum(version, body) == stored))
 }
 
 #[cfg(test)]

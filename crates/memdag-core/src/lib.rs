@@ -35,6 +35,7 @@ extern crate alloc;
 pub use memdag_types::{error, hash, item, limits, record};
 
 pub mod blob;
+pub mod block;
 #[cfg(feature = "std")]
 mod change;
 pub mod cite;

@@ -17,6 +17,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::block::{frames, push_frame, FRAME_HEADER};
 use crate::commit::{parts_sum, SegmentInfo};
 use crate::envelope::{open, seal, stored_checksum, Kind, HEADER_LEN};
 use crate::error::{Error, Result};
@@ -39,21 +40,32 @@ pub struct Parts {
     pub sum: u64,
 }
 
-/// Seals a segment's chunks as part values, each at most `part_bytes` long: one part per chunk,
-/// or several for a chunk too large for one.
+/// Seals a segment's chunks as part values, each at most `part_bytes` long: each chunk in its
+/// frame (see [`crate::block`]), as many whole frames to a part as fit, and a frame too large
+/// for one part alone in as many parts as it needs.
 pub fn split_parts(generation: u64, chunks: &[Vec<u8>], part_bytes: usize) -> Parts {
     let share = part_bytes.max(MIN_PART_BYTES) - PART_HEADER - HEADER_LEN;
-    let mut pieces: Vec<(&[u8], u32)> = Vec::new();
+    // Each part's body after its header, with its `chunk parts` word.
+    let mut pieces: Vec<(Vec<u8>, u32)> = Vec::new();
+    let mut current: Vec<u8> = Vec::new();
     for chunk in chunks {
-        let split: Vec<&[u8]> = if chunk.is_empty() {
-            alloc::vec![&chunk[..]]
-        } else {
-            chunk.chunks(share).collect()
-        };
-        let n = split.len() as u32;
-        for (i, piece) in split.into_iter().enumerate() {
-            pieces.push((piece, if i == 0 { n } else { 0 }));
+        let framed = FRAME_HEADER + chunk.len();
+        if !current.is_empty() && current.len() + framed > share {
+            pieces.push((core::mem::take(&mut current), 1));
         }
+        if framed <= share {
+            push_frame(&mut current, chunk);
+            continue;
+        }
+        let mut frame = Vec::with_capacity(framed);
+        push_frame(&mut frame, chunk);
+        let n = frame.len().div_ceil(share) as u32;
+        for (i, piece) in frame.chunks(share).enumerate() {
+            pieces.push((piece.to_vec(), if i == 0 { n } else { 0 }));
+        }
+    }
+    if !current.is_empty() || pieces.is_empty() {
+        pieces.push((current, 1));
     }
     let parts = pieces.len() as u32;
     let values: Vec<(String, Vec<u8>)> = pieces
@@ -65,7 +77,7 @@ pub fn split_parts(generation: u64, chunks: &[Vec<u8>], part_bytes: usize) -> Pa
             v.extend_from_slice(&(i as u32).to_le_bytes());
             v.extend_from_slice(&parts.to_le_bytes());
             v.extend_from_slice(&chunk_parts.to_le_bytes());
-            v.extend_from_slice(piece);
+            v.extend_from_slice(&piece);
             (
                 segment_key(generation, i as u32),
                 seal(Kind::SegmentPart, &v),
@@ -109,7 +121,9 @@ pub fn read_chunks<'a>(
     mut get: impl FnMut(&str) -> Option<&'a [u8]>,
 ) -> Result<ReadSegment<'a>> {
     let mut out: Vec<(String, ChunkBytes<'a>)> = Vec::new();
-    let mut pending: Option<(String, Vec<u8>, u32)> = None;
+    // A chunk spanning parts: the key of its first part, its bytes so far, the parts still to
+    // come, and whether it is framed (format v5).
+    let mut pending: Option<(String, Vec<u8>, u32, bool)> = None;
     let mut checksums = Vec::with_capacity(info.parts as usize);
     for (i, key) in info.keys().enumerate() {
         let value = get(&key).ok_or_else(|| Error::CorruptData {
@@ -120,36 +134,34 @@ pub fn read_chunks<'a>(
             ),
         })?;
         let part = open(&key, Kind::SegmentPart, value)?;
+        let framed = value[4] >= FRAMED_VERSION;
         checksums.extend(stored_checksum(value));
         let header = PartHeader::parse(&key, part)?;
-        if header.generation != info.generation
-            || header.index as usize != i
-            || header.parts != info.parts
-        {
-            return Err(corrupt(
-                &key,
-                &format!(
-                    "holds part {}/{} of segment {}",
-                    header.index, header.parts, header.generation
-                ),
-            ));
-        }
+        header.check(&key, info, i)?;
         let piece = &part[PART_HEADER..];
         match (&mut pending, header.chunk_parts) {
+            (None, 1) if framed => {
+                let found = frames(piece).map_err(|block| frame_damaged(&key, block))?;
+                out.extend(
+                    found
+                        .into_iter()
+                        .map(|c| (key.clone(), ChunkBytes::InPlace(c))),
+                );
+            }
             (None, 1) => out.push((key, ChunkBytes::InPlace(piece))),
-            (None, n) if n > 1 => pending = Some((key, piece.to_vec(), n - 1)),
-            (Some((_, joined, left)), 0) => {
+            (None, n) if n > 1 => pending = Some((key, piece.to_vec(), n - 1, framed)),
+            (Some((_, joined, left, _)), 0) => {
                 joined.extend_from_slice(piece);
                 *left -= 1;
                 if *left == 0 {
-                    let (first, joined, _) = pending.take().expect("pending chunk");
-                    out.push((first, ChunkBytes::Joined(joined)));
+                    let (first, joined, _, framed) = pending.take().expect("pending chunk");
+                    out.push((first.clone(), joined_chunk(&first, joined, framed)?));
                 }
             }
             _ => return Err(corrupt(&key, "chunk parts out of order")),
         }
     }
-    if let Some((first, _, _)) = pending {
+    if let Some((first, _, _, _)) = pending {
         return Err(corrupt(&first, "a chunk's last part is missing"));
     }
     let sum = parts_sum(checksums);
@@ -164,6 +176,28 @@ pub fn read_chunks<'a>(
         ));
     }
     Ok(ReadSegment { chunks: out, sum })
+}
+
+/// The first format version whose parts hold framed blocks (see [`crate::block`]).
+pub const FRAMED_VERSION: u8 = 5;
+
+/// A chunk joined from the parts it spans: the frame's chunk from format v5, the bytes as
+/// they are before.
+fn joined_chunk(key: &str, mut joined: Vec<u8>, framed: bool) -> Result<ChunkBytes<'static>> {
+    if framed {
+        let len = match frames(&joined) {
+            Ok(found) if found.len() == 1 => found[0].len(),
+            Ok(_) => return Err(corrupt(key, "a chunk spanning parts holds several blocks")),
+            Err(block) => return Err(frame_damaged(key, block)),
+        };
+        joined.drain(..FRAME_HEADER);
+        joined.truncate(len);
+    }
+    Ok(ChunkBytes::Joined(joined))
+}
+
+pub(crate) fn frame_damaged(key: &str, block: usize) -> Error {
+    corrupt(key, &format!("block {block}: its frame header is damaged"))
 }
 
 /// How many parts the segment of `generation` has, by its first part's header: `None` when
@@ -188,15 +222,32 @@ pub fn parts_of(generation: u64, first: Option<&[u8]>) -> Result<Option<u32>> {
 }
 
 /// The header of a part.
-struct PartHeader {
-    generation: u64,
-    index: u32,
-    parts: u32,
-    chunk_parts: u32,
+pub(crate) struct PartHeader {
+    pub generation: u64,
+    pub index: u32,
+    pub parts: u32,
+    pub chunk_parts: u32,
 }
 
 impl PartHeader {
-    fn parse(key: &str, part: &[u8]) -> Result<Self> {
+    /// Fails naming `key` unless this is part `index` of the segment `info` names.
+    pub(crate) fn check(&self, key: &str, info: &SegmentInfo, index: usize) -> Result<()> {
+        if self.generation != info.generation
+            || self.index as usize != index
+            || self.parts != info.parts
+        {
+            return Err(corrupt(
+                key,
+                &format!(
+                    "holds part {}/{} of segment {}",
+                    self.index, self.parts, self.generation
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn parse(key: &str, part: &[u8]) -> Result<Self> {
         if part.len() < PART_HEADER {
             return Err(corrupt(key, "part header truncated"));
         }

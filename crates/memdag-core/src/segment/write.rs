@@ -39,7 +39,7 @@ pub struct NodeEntry {
     pub links: Vec<Vec<u64>>,
 }
 
-/// Builds the chunks of one segment, starting a new chunk when one reaches the part size.
+/// Builds the chunks of one segment, starting a new chunk when one reaches the block size.
 #[derive(Debug)]
 pub struct SegmentWriter {
     chunk_bytes: usize,
@@ -236,12 +236,13 @@ fn local_id(ids: &mut hashbrown::HashMap<String, u32>, dict: &mut Vec<u8>, term:
 }
 
 impl SegmentWriter {
-    /// An empty segment whose chunks aim at `part_bytes` bytes.
+    /// An empty segment whose chunks aim at one block ([`crate::block::BLOCK_BYTES`]), or at
+    /// one part of `part_bytes` bytes when that is smaller.
     pub fn new(part_bytes: usize) -> Self {
+        let part_share = part_bytes.max(MIN_PART_BYTES) - PART_HEADER - crate::envelope::HEADER_LEN;
         SegmentWriter {
-            chunk_bytes: part_bytes.max(MIN_PART_BYTES)
-                - PART_HEADER
-                - crate::envelope::HEADER_LEN
+            chunk_bytes: part_share.min(crate::block::BLOCK_BYTES)
+                - crate::block::FRAME_HEADER
                 - 64,
             done: Vec::new(),
             current: Chunk::default(),
