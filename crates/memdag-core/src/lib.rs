@@ -62,6 +62,8 @@ pub mod compact;
 #[cfg(feature = "std")]
 pub mod context;
 #[cfg(feature = "std")]
+pub mod damage;
+#[cfg(feature = "std")]
 pub mod erase;
 #[cfg(feature = "std")]
 pub mod export;

@@ -16,6 +16,28 @@ use crate::store::Store;
 
 pub use crate::cipher::{is_sealed, Cipher, HEADER_LEN, KEY_LEN, MAGIC, OVERHEAD, SEAL_VERSION};
 
+/// A plain open's corrupt-data error, with every damaged value and block of the store listed
+/// (a salvaging open finds them): the error still names the first bad key.
+fn with_damage_listed(e: Error, values: &Values) -> Error {
+    let Error::CorruptData { key, reason } = e else {
+        return e;
+    };
+    let listed = crate::storage::damage_of(values)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            format!(
+                "; the store has {}. Nothing was opened or changed: open it salvaging (`memdag \
+                 salvage`, `salvage: true`) to keep everything intact",
+                d.summary()
+            )
+        })
+        .unwrap_or_default();
+    Error::CorruptData {
+        key,
+        reason: format!("{reason}{listed}"),
+    }
+}
+
 // The boundary with the storage engine: sealing change sets and snapshots, opening what loads.
 
 impl Store {
@@ -31,17 +53,35 @@ impl Store {
         V: AsRef<[u8]>,
         I: IntoIterator<Item = (K, V)>,
     {
-        let entries: Vec<(K, V)> = entries
-            .into_iter()
+        let entries: Vec<(K, V)> = entries.into_iter().collect();
+        let mut store = Store::with_values(&entries, cipher.as_ref(), |values| {
+            Store::load_values(values).map_err(|e| with_damage_listed(e, values))
+        })?;
+        store.persist.cipher = cipher;
+        Ok(store)
+    }
+
+    /// Runs `f` on the core's values among `entries`, each opened with `cipher` when given.
+    pub(crate) fn with_values<K, V, T>(
+        entries: &[(K, V)],
+        cipher: Option<&Cipher>,
+        f: impl FnOnce(&Values) -> Result<T>,
+    ) -> Result<T>
+    where
+        K: AsRef<str>,
+        V: AsRef<[u8]>,
+    {
+        let entries: Vec<&(K, V)> = entries
+            .iter()
             .filter(|(k, _)| keys::is_core_key(k.as_ref()))
             .collect();
-        let mut store = match &cipher {
+        match cipher {
             None => {
                 let values: Values = entries
                     .iter()
                     .map(|(k, v)| (k.as_ref(), Ok(v.as_ref())))
                     .collect();
-                Store::load_values(&values)?
+                f(&values)
             }
             Some(c) => {
                 let opened = open_all(c, &entries);
@@ -54,11 +94,9 @@ impl Store {
                         )
                     })
                     .collect();
-                Store::load_values(&values)?
+                f(&values)
             }
-        };
-        store.persist.cipher = cipher;
-        Ok(store)
+        }
     }
 
     /// [`Store::keys_to_read`] for a store that may be encrypted: `head_bytes` is opened with
@@ -139,7 +177,7 @@ impl Store {
 /// `storage::load`): a commit only ever names values sealed as it is.
 fn open_all<K: AsRef<str>, V: AsRef<[u8]>>(
     cipher: &Cipher,
-    entries: &[(K, V)],
+    entries: &[&(K, V)],
 ) -> Vec<(String, Result<Vec<u8>>)> {
     entries
         .iter()

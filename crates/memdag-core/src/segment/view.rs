@@ -9,6 +9,19 @@ use crate::codec::from_msgpack;
 use crate::error::Result;
 use crate::record::Record;
 
+/// The RECORDS section's bytes, when the chunk's section headers read up to it.
+fn first_records_section(body: &[u8]) -> Option<&[u8]> {
+    let mut at = 0;
+    while at < body.len() {
+        let (tag, bytes, next) = next_section("", body, at).ok()?;
+        if tag == RECORDS {
+            return Some(bytes);
+        }
+        at = next;
+    }
+    None
+}
+
 #[derive(Debug, Default)]
 pub struct SegmentView<'a> {
     pub records: Vec<Record>,
@@ -206,6 +219,29 @@ impl<'a> SegmentView<'a> {
             );
         }
         Ok(view)
+    }
+
+    /// The records a damaged chunk still yields, read one by one from the start of its
+    /// RECORDS section up to the first that does not decode; `true` when every one did. For a
+    /// best guess at what a damaged block held: its bytes are not to be trusted otherwise.
+    pub fn readable_records(body: &[u8]) -> (Vec<Record>, bool) {
+        use serde::Deserialize;
+        let mut out = Vec::new();
+        let Some(bytes) = first_records_section(body) else {
+            return (out, false);
+        };
+        if bytes.len() < 5 || bytes[0] != 0xdd {
+            return (out, false);
+        }
+        let count = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize;
+        let mut de = rmp_serde::Deserializer::new(&bytes[5..]);
+        for _ in 0..count {
+            match Record::deserialize(&mut de) {
+                Ok(r) => out.push(r),
+                Err(_) => return (out, false),
+            }
+        }
+        (out, true)
     }
 
     /// Number of vectors.

@@ -12,6 +12,8 @@ use super::skip_orphan_generations;
 use super::state::UNWRITTEN;
 use super::v1::load_v1;
 use super::values::{read_segment, Values};
+use crate::commit::{Commit, Warning};
+use crate::damage::{Damage, DamagedBlock};
 use crate::dirty::Touched;
 use crate::error::{Error, Result};
 use crate::index::bm25::FIELDS;
@@ -85,11 +87,9 @@ fn load_v2(choice: Choice, values: &Values) -> Result<Store> {
         mut commit,
         warning,
     } = choice;
-    let mut named: BTreeSet<String> = BTreeSet::new();
     // Every chunk of every segment, in apply order, with its segment's index.
     let mut chunks: Vec<(usize, String, ChunkBytes)> = Vec::new();
     for (si, info) in commit.segments.iter_mut().enumerate() {
-        named.extend(info.keys());
         let read = read_segment(info, values)?;
         // A segment written before format v4 gets its checksum now, for the next commit.
         if info.sum == 0 {
@@ -99,9 +99,66 @@ fn load_v2(choice: Choice, values: &Values) -> Result<Store> {
             chunks.push((si, key, chunk));
         }
     }
+    restore_v2(commit, warning, chunks, values, None)
+}
+
+/// What a salvaging open tolerates (see [`super::salvage`]), and where it notes what it
+/// skipped: a chunk that does not decode, a blob that does not match its id, a malformed
+/// node list, a lost parent.
+pub(super) struct Lenient<'d> {
+    pub damage: &'d mut Damage,
+    /// Each chunk's block in its part (format v5; `None` before), parallel to the chunks.
+    pub blocks: Vec<Option<u32>>,
+    /// Damaged blocks whose ids could not be read: (index in `damage.damaged`, index of the
+    /// chunk read after it, its segment's index). Their records' sequence numbers are bounded
+    /// by the intact chunks around them.
+    pub gaps: Vec<(usize, usize, usize)>,
+    /// Blobs and documents the damaged blocks held, as read from their bytes.
+    pub found_blobs: Vec<String>,
+    pub found_documents: Vec<String>,
+}
+
+impl Lenient<'_> {
+    pub(super) fn skip(&mut self, key: &str, block: Option<u32>, reason: String) {
+        self.damage.damaged.push(DamagedBlock {
+            key: key.to_string(),
+            block,
+            reason,
+            ..DamagedBlock::default()
+        });
+    }
+}
+
+/// Restores a store from the chunks of the segments `commit` names, in apply order: strictly
+/// (`lenient` is `None`: any damage fails, naming its key), or salvaging.
+pub(super) fn restore_v2(
+    mut commit: Commit,
+    warning: Option<Warning>,
+    chunks: Vec<(usize, String, ChunkBytes)>,
+    values: &Values,
+    mut lenient: Option<&mut Lenient>,
+) -> Result<Store> {
+    let named: BTreeSet<String> = commit.segments.iter().flat_map(|s| s.keys()).collect();
     let mut views: Vec<SegmentView> = Vec::with_capacity(chunks.len());
-    for (_, key, chunk) in &chunks {
-        views.push(SegmentView::parse(key, chunk.bytes())?);
+    for (ci, (_, key, chunk)) in chunks.iter().enumerate() {
+        match (
+            SegmentView::parse(key, chunk.bytes()),
+            lenient.as_deref_mut(),
+        ) {
+            (Ok(view), _) => views.push(view),
+            (Err(e), None) => return Err(e),
+            (Err(e), Some(l)) => {
+                let block = l.blocks.get(ci).copied().flatten();
+                l.skip(key, block, e.to_string());
+                views.push(SegmentView::default());
+            }
+        }
+    }
+    if let Some(l) = lenient.as_deref_mut() {
+        bound_gaps(l, &views, &chunks);
+        if commit.dimension == 0 {
+            commit.dimension = views.iter().map(|v| v.dimension as u32).max().unwrap_or(0);
+        }
     }
     // Each chunk's segment (its index in the commit) and generation.
     let segment_of: Vec<usize> = chunks.iter().map(|c| c.0).collect();
@@ -147,11 +204,26 @@ fn load_v2(choice: Choice, values: &Values) -> Result<Store> {
     }
     drop(taken);
     drop(vector_of);
+    if let Some(l) = lenient.as_deref_mut() {
+        keep_loadable(
+            l,
+            &mut records,
+            &mut record_chunk,
+            &mut homes,
+            &mut vector_at,
+        );
+    }
     let mut store = Store::from_records(records, commit.next_seq, &|i| {
         chunks[record_chunk[i] as usize].1.clone()
     })?;
-    let (gone_blobs, gone_state) =
-        restore_named(&mut store, &mut views, &chunks, &segment_of, &generation_of)?;
+    let (gone_blobs, gone_state) = restore_named(
+        &mut store,
+        &mut views,
+        &chunks,
+        &segment_of,
+        &generation_of,
+        lenient.as_deref_mut(),
+    )?;
     if !store.memory_config().aliases.is_empty() {
         store.rebuild_item_index();
     }
@@ -159,9 +231,20 @@ fn load_v2(choice: Choice, values: &Values) -> Result<Store> {
     // Graph nodes: the newest stored form of each sequence number.
     let mut nodes: Vec<(u64, (u32, u8, usize))> = Vec::new();
     for (vi, view) in views.iter().enumerate() {
-        view.for_each_node(&chunks[vi].1, |seq, level, offset| {
+        let before = nodes.len();
+        let read = view.for_each_node(&chunks[vi].1, |seq, level, offset| {
             nodes.push((seq, (vi as u32, level, offset)));
-        })?;
+        });
+        match (read, lenient.as_deref_mut()) {
+            (Ok(()), _) => {}
+            (Err(e), None) => return Err(e),
+            // The graph is repaired below: a record whose node is lost gets a new one.
+            (Err(e), Some(l)) => {
+                nodes.truncate(before);
+                let block = l.blocks.get(vi).copied().flatten();
+                l.skip(&chunks[vi].1, block, e.to_string());
+            }
+        }
     }
     let graph = SegmentGraph {
         views: &views,
@@ -258,9 +341,75 @@ fn load_v2(choice: Choice, values: &Values) -> Result<Store> {
         .collect();
     store.persist.rewrite_head = warning.is_some();
     store.persist.warnings = warning.into_iter().collect();
+
     store.persist.commit = commit;
     skip_orphan_generations(&mut store.persist);
     Ok(store)
+}
+
+/// Bounds the sequence numbers of the damaged blocks whose ids are unknown by the records of
+/// the intact chunks of the same segment around them (records are written in sequence order).
+fn bound_gaps(l: &mut Lenient, views: &[SegmentView], chunks: &[(usize, String, ChunkBytes)]) {
+    for &(di, at, si) in &l.gaps {
+        let same = |ci: &usize| chunks[*ci].0 == si && !views[*ci].records.is_empty();
+        let after = (0..at)
+            .rev()
+            .find(same)
+            .map(|ci| views[ci].records.last().map(|r| r.seq));
+        let before = (at..chunks.len())
+            .find(same)
+            .map(|ci| views[ci].records.first().map(|r| r.seq));
+        let d = &mut l.damage.damaged[di];
+        // The records read from the damaged block itself, if any, bound it more closely.
+        d.after_seq = d.after_seq.or(after.flatten());
+        d.before_seq = before.flatten();
+    }
+}
+
+/// Drops what a plain open would refuse among salvaged records: a second record of one id
+/// (the newest is kept) and parents that were lost (noted in `detached`).
+fn keep_loadable(
+    l: &mut Lenient,
+    records: &mut Vec<Record>,
+    record_chunk: &mut Vec<u32>,
+    homes: &mut Vec<u64>,
+    vector_at: &mut Vec<(u32, u32)>,
+) {
+    let mut newest: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, r) in records.iter().enumerate() {
+        newest.insert(r.id.as_str(), i);
+    }
+    let keep: Vec<bool> = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| newest.get(r.id.as_str()) == Some(&i))
+        .collect();
+    drop(newest);
+    retain_by(records, &keep);
+    retain_by(record_chunk, &keep);
+    retain_by(homes, &keep);
+    retain_by(vector_at, &keep);
+    let ids: BTreeSet<String> = records.iter().map(|r| r.id.clone()).collect();
+    for r in records.iter_mut() {
+        let lost: Vec<String> = r
+            .parents
+            .iter()
+            .filter(|p| !ids.contains(*p))
+            .cloned()
+            .collect();
+        if !lost.is_empty() {
+            r.parents.retain(|p| ids.contains(p));
+            for p in lost {
+                l.damage.detached.push([r.id.clone(), p]);
+            }
+        }
+    }
+}
+
+/// Keeps the elements of `list` whose flag in `keep` is set.
+fn retain_by<T>(list: &mut Vec<T>, keep: &[bool]) {
+    let mut flags = keep.iter();
+    list.retain(|_| *flags.next().unwrap_or(&true));
 }
 
 // The steps of `load_v2`, each a function of its own. V8 optimizes a wasm function in the
@@ -314,15 +463,30 @@ fn restore_named(
     chunks: &[(usize, String, ChunkBytes)],
     segment_of: &[usize],
     generation_of: &[u64],
+    mut lenient: Option<&mut Lenient>,
 ) -> Result<(BTreeMap<String, u64>, BTreeMap<String, u64>)> {
-    for (vi, view) in views.iter().enumerate() {
-        for (id, text) in &view.blobs {
+    for (vi, view) in views.iter_mut().enumerate() {
+        let mut bad = Vec::new();
+        for (i, (id, text)) in view.blobs.iter().enumerate() {
             if crate::hash::blob_id(text) != *id {
-                return Err(Error::CorruptData {
-                    key: chunks[vi].1.clone(),
-                    reason: format!("blob {id} does not match its content"),
-                });
+                let reason = format!("blob {id} does not match its content");
+                match lenient.as_deref_mut() {
+                    None => {
+                        return Err(Error::CorruptData {
+                            key: chunks[vi].1.clone(),
+                            reason,
+                        })
+                    }
+                    Some(l) => {
+                        let block = l.blocks.get(vi).copied().flatten();
+                        l.skip(&chunks[vi].1, block, reason);
+                        bad.push(i);
+                    }
+                }
             }
+        }
+        for i in bad.into_iter().rev() {
+            view.blobs.remove(i);
         }
     }
     let (blobs, gone_blobs) = newest_by_name(

@@ -26,6 +26,7 @@
 //!     merge.rs   which run to merge (size-tiered), tombstones of a merged run
 //!     choose.rs  which commit an open trusts
 //!     load.rs    reading the chosen commit's segments, restoring the store
+//!     salvage.rs a salvaging open, verify: everything intact in a damaged store
 //!     v1.rs      opening a format-v1 store, to migrate it
 //! ```
 //!
@@ -45,6 +46,7 @@ mod load;
 mod merge;
 mod policy;
 mod restore;
+mod salvage;
 pub(crate) mod state;
 mod v1;
 mod values;
@@ -53,6 +55,7 @@ mod write;
 pub use policy::{FANOUT, MERGE_CAP};
 pub use state::PersistState;
 
+pub(crate) use salvage::damage_of;
 pub(crate) use values::Values;
 
 use std::string::{String, ToString};
