@@ -5,6 +5,7 @@
 //! failure or a trap at any point leaves the store as it was before or after that change set.
 //! Errors name the full `kv` key.
 
+use memdag_core::damage::{Damage, Verified};
 use memdag_core::keys::{is_core_key, NAMESPACES as CORE_NAMESPACES};
 use memdag_core::{Change, Cipher, Error as CoreError, Store};
 
@@ -59,13 +60,35 @@ pub fn load(
     Ok(store)
 }
 
+/// Opens what is intact in the store under `prefix` (see `Store::load_salvaging`).
+pub fn load_salvaging(
+    prefix: &str,
+    builtin_embed: bool,
+    cipher: Option<&Cipher>,
+) -> Result<(Store, Damage), CoreError> {
+    let (mut store, damage) =
+        Store::load_salvaging(list(prefix)?, cipher.cloned()).map_err(|e| prefixed(prefix, e))?;
+    store.set_auto_embed(builtin_embed);
+    Ok((store, damage))
+}
+
+/// What is damaged in the store under `prefix` (see `Store::verify`).
+pub fn verify(prefix: &str, cipher: Option<&Cipher>) -> Result<Verified, CoreError> {
+    Store::verify(list(prefix)?, cipher.cloned()).map_err(|e| prefixed(prefix, e))
+}
+
 /// Decodes entries (keys without the prefix); errors name the full `kv` key.
 pub fn decode(
     prefix: &str,
     entries: Vec<(String, Vec<u8>)>,
     cipher: Option<&Cipher>,
 ) -> Result<Store, CoreError> {
-    Store::load_with_cipher(entries, cipher.cloned()).map_err(|e| match e {
+    Store::load_with_cipher(entries, cipher.cloned()).map_err(|e| prefixed(prefix, e))
+}
+
+/// `e` with its key made the full `kv` key.
+fn prefixed(prefix: &str, e: CoreError) -> CoreError {
+    match e {
         CoreError::CorruptData { key, reason } => CoreError::CorruptData {
             key: format!("{prefix}{key}"),
             reason,
@@ -84,7 +107,7 @@ pub fn decode(
             supported,
         },
         other => other,
-    })
+    }
 }
 
 /// Writes a change set through `kv`, in order. A failed put stops it with the error: the

@@ -71,8 +71,9 @@ pub use bindings::memdag::core::query::{
     TimeExpr, TimeUse,
 };
 pub use bindings::memdag::core::types::{
-    Added, CompactNode, Error as MemoryError, ErrorCode, Forgotten, Group, Imported,
-    Limits as TurnLimits, LoadWarning, NewTurn, Record, Reindexed, Section, Step,
+    Added, CompactNode, Damage, DamagedBlock, Error as MemoryError, ErrorCode, Forgotten, Group,
+    Imported, Limits as TurnLimits, LoadWarning, NewTurn, Record, Reindexed, Section, Step,
+    Verified,
 };
 pub use bindings::memdag::core::work::{WorkChange, WorkField, WorkOp, WorkUpdate, WorkingMemory};
 pub use command::{CommandEmbedder, CommandLlm};

@@ -10,6 +10,7 @@ use wasmtime::component::ResourceAny;
 use wasmtime::Store;
 
 use crate::bindings::exports::memdag::core::memory::{Embeddings, GuestStore};
+use crate::bindings::memdag::core::types::Damage;
 use crate::bindings::Memdag;
 use crate::instance::{new_store, HostState, Instantiator};
 use crate::limits::classify;
@@ -34,6 +35,9 @@ pub struct Memory {
     live: Option<Live>,
     /// The host state of a trapped instance whose renewal failed; renewal is retried.
     spare: Option<HostState>,
+    /// Opened salvaging (see [`crate::OpenOptions::salvage`]): what the first open lost.
+    salvage: bool,
+    damage: Option<Damage>,
 }
 
 impl Memory {
@@ -43,6 +47,7 @@ impl Memory {
         prefix: Option<String>,
         embeddings: Embeddings,
         key: Option<Vec<u8>>,
+        salvage: bool,
     ) -> Result<Self, Error> {
         let mut memory = Memory {
             maker,
@@ -51,9 +56,17 @@ impl Memory {
             key,
             live: None,
             spare: None,
+            salvage,
+            damage: None,
         };
         memory.live = Some(memory.start(state)?);
         Ok(memory)
+    }
+
+    /// What a salvaging open skipped and lost (see [`crate::OpenOptions::salvage`]); `None`
+    /// for a store opened plainly.
+    pub fn damage(&self) -> Option<&Damage> {
+        self.damage.as_ref()
     }
 
     /// Instantiates the component on `state` and opens the store.
@@ -64,12 +77,19 @@ impl Memory {
             limits.arm(&mut store)?;
             let instance = self.maker.pre.instantiate(&mut store)?;
             limits.arm(&mut store)?;
-            let handle = instance.memdag_core_memory().store().call_open(
-                &mut store,
-                self.prefix.as_deref(),
-                self.embeddings,
-                self.key.as_deref(),
-            )?;
+            let store_api = instance.memdag_core_memory().store();
+            let (prefix, key) = (self.prefix.as_deref(), self.key.as_deref());
+            let handle = if self.salvage {
+                store_api
+                    .call_open_salvaging(&mut store, prefix, self.embeddings, key)?
+                    .map(|(handle, damage)| {
+                        // A renewal after a trap opens again, and keeps the first report.
+                        self.damage.get_or_insert(damage);
+                        handle
+                    })
+            } else {
+                store_api.call_open(&mut store, prefix, self.embeddings, key)?
+            };
             Ok((instance, handle))
         })();
         match opened {

@@ -51,6 +51,9 @@ pub struct OpenOptions {
     pub llm: Option<Box<dyn Llm>>,
     /// The 32-byte key of a store encrypted at rest; `None` for a plain store.
     pub key: Option<Vec<u8>>,
+    /// Open what is intact in a store that a plain open refuses as damaged (WIT
+    /// `open-salvaging`); what was lost is [`crate::Memory::damage`].
+    pub salvage: bool,
 }
 
 impl Default for OpenOptions {
@@ -61,6 +64,7 @@ impl Default for OpenOptions {
             embedder: None,
             llm: None,
             key: None,
+            salvage: false,
         }
     }
 }
@@ -96,6 +100,12 @@ impl OpenOptions {
     /// A missing, wrong or unexpected key fails the open with `LOCKED`.
     pub fn key(mut self, key: impl Into<Vec<u8>>) -> Self {
         self.key = Some(key.into());
+        self
+    }
+
+    /// Opens what is intact in a damaged store (see [`OpenOptions::salvage`]).
+    pub fn salvaging(mut self) -> Self {
+        self.salvage = true;
         self
     }
 

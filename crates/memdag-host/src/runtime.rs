@@ -6,8 +6,9 @@ use std::path::Path;
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::Engine;
 
+use crate::bindings::memdag::core::types::Verified;
 use crate::bindings::MemdagPre;
-use crate::instance::{HostState, Instantiator};
+use crate::instance::{new_store, HostState, Instantiator};
 use crate::kv::Kv;
 use crate::limits::Limits;
 use crate::plugins::OpenOptions;
@@ -157,7 +158,34 @@ impl Runtime {
             options.prefix,
             options.embeddings,
             options.key,
+            options.salvage,
         )
+    }
+
+    /// What is damaged in the store under `prefix` of `kv` (sealed with `key`, if given), and
+    /// what a salvaging open would hold and lose (WIT `verify`): opens and writes nothing.
+    pub fn verify(
+        &self,
+        kv: impl Kv,
+        prefix: Option<&str>,
+        key: Option<&[u8]>,
+    ) -> Result<Verified, Error> {
+        let state = HostState::new(Box::new(kv), None, None, self.limits.limiter());
+        let mut store = new_store(&self.engine, state);
+        let run = (|| -> wasmtime::Result<_> {
+            self.limits.arm(&mut store)?;
+            let instance = self.pre.instantiate(&mut store)?;
+            self.limits.arm(&mut store)?;
+            instance
+                .memdag_core_memory()
+                .store()
+                .call_verify(&mut store, prefix, key)
+        })();
+        match run {
+            Ok(Ok(verified)) => Ok(verified),
+            Ok(Err(e)) => Err(Error::Memory(e)),
+            Err(e) => Err(Error::Runtime(e)),
+        }
     }
 }
 

@@ -23,7 +23,8 @@ use crate::bindings::memdag::core::query::{
     GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery, SearchResults,
 };
 use crate::bindings::memdag::core::types::{
-    Added, Error, Forgotten, Group, Imported, Limits, LoadWarning, NewTurn, Record, Reindexed,
+    Added, Damage, Error, Forgotten, Group, Imported, Limits, LoadWarning, NewTurn, Record,
+    Reindexed, Verified,
 };
 use crate::bindings::memdag::core::work::{WorkChange, WorkUpdate, WorkingMemory};
 use crate::convert::{graph as cg, items as ci, learn as cl, work as cw};
@@ -37,10 +38,7 @@ impl GuestStore for MemoryStore {
     ) -> Result<memory::Store, Error> {
         let prefix = prefix.unwrap_or_default();
         persist::check_prefix(&prefix).map_err(|e| convert::error(&e))?;
-        let cipher = key
-            .map(|k| Cipher::new(&k))
-            .transpose()
-            .map_err(|e| convert::error(&e))?;
+        let cipher = cipher_of(key)?;
         let store = persist::load(&prefix, embeddings == Embeddings::Builtin, cipher.as_ref())
             .map_err(|e| convert::error(&e))?;
         Ok(memory::Store::new(MemoryStore {
@@ -50,6 +48,38 @@ impl GuestStore for MemoryStore {
             state: RefCell::new(State::Ready(Box::new(store))),
             limits: Default::default(),
         }))
+    }
+
+    fn open_salvaging(
+        prefix: Option<String>,
+        embeddings: Embeddings,
+        key: Option<Vec<u8>>,
+    ) -> Result<(memory::Store, Damage), Error> {
+        let prefix = prefix.unwrap_or_default();
+        persist::check_prefix(&prefix).map_err(|e| convert::error(&e))?;
+        let cipher = cipher_of(key)?;
+        let builtin = embeddings == Embeddings::Builtin;
+        let (store, damage) = persist::load_salvaging(&prefix, builtin, cipher.as_ref())
+            .map_err(|e| convert::error(&e))?;
+        let damage = convert::damage::damage(&prefix, damage);
+        Ok((
+            memory::Store::new(MemoryStore {
+                prefix,
+                embeddings,
+                cipher,
+                state: RefCell::new(State::Ready(Box::new(store))),
+                limits: Default::default(),
+            }),
+            damage,
+        ))
+    }
+
+    fn verify(prefix: Option<String>, key: Option<Vec<u8>>) -> Result<Verified, Error> {
+        let prefix = prefix.unwrap_or_default();
+        persist::check_prefix(&prefix).map_err(|e| convert::error(&e))?;
+        let cipher = cipher_of(key)?;
+        let verified = persist::verify(&prefix, cipher.as_ref()).map_err(|e| convert::error(&e))?;
+        Ok(convert::damage::verified(&prefix, verified))
     }
 
     fn add_turn(&self, turn: NewTurn) -> Result<Record, Error> {
@@ -252,11 +282,7 @@ impl GuestStore for MemoryStore {
         self.with_store(|s| {
             Ok(s.load_warnings()
                 .iter()
-                .map(|w| LoadWarning {
-                    code: w.code.to_string(),
-                    key: format!("{}{}", self.prefix, w.key),
-                    message: w.message.clone(),
-                })
+                .map(|w| convert::damage::warning(&self.prefix, w))
                 .collect())
         })
     }
@@ -518,4 +544,11 @@ fn group(g: memdag_core::store::Group) -> Group {
         count: g.count as u64,
         newest: g.newest,
     }
+}
+
+/// The cipher of a 32-byte key, if one is given.
+fn cipher_of(key: Option<Vec<u8>>) -> Result<Option<Cipher>, Error> {
+    key.map(|k| Cipher::new(&k))
+        .transpose()
+        .map_err(|e| convert::error(&e))
 }

@@ -69,6 +69,10 @@ commands:
                             refuses --user)
   import <PATH>             add what a Markdown folder, a JSONL file or a snapshot holds and the
                             store lacks (a snapshot into an empty store only)
+  verify                    every damaged key and block of the store and what each held; exits
+                            1 when anything is damaged; writes nothing
+  salvage <SRC> <DST>       copy everything intact in the store SRC into a new store DST, and
+                            list what was lost by id (SRC is only read)
   bench [...]               runs the memdag-bench binary beside this one (the benchmark; it
                             runs the core natively, not through the component)
   help                      this text
@@ -244,6 +248,13 @@ pub enum Command {
     Import {
         /// A directory of Markdown, a .jsonl file, or a snapshot file.
         path: PathBuf,
+    },
+    /// Report the damage in the store.
+    Verify,
+    /// Copy what is intact in `from` into the new store `to`.
+    Salvage {
+        from: PathBuf,
+        to: PathBuf,
     },
     Help,
 }
@@ -689,6 +700,11 @@ fn command(pos: &mut impl Iterator<Item = String>, flags: &Flags) -> Result<Comm
             path: PathBuf::from(need(
                 "import a PATH (a Markdown folder, a .jsonl, a snapshot)",
             )?),
+        },
+        "verify" => Command::Verify,
+        "salvage" => Command::Salvage {
+            from: PathBuf::from(need("salvage a SRC store and a DST")?),
+            to: PathBuf::from(need("salvage SRC a DST (a new store)")?),
         },
         "reindex" => Command::Reindex {
             batch_size: flags.number("--batch-size")?,

@@ -12,6 +12,7 @@ mod ingest;
 mod items;
 mod key;
 mod lease;
+mod salvage;
 mod search;
 mod shape;
 mod show;
@@ -132,6 +133,13 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
     if let Command::Tools { format } = &args.command {
         // The schemas need no store.
         return tools::schemas(&runtime, format, out);
+    }
+    match &args.command {
+        Command::Verify => return salvage::verify(&runtime, &args.store, key.as_deref(), out),
+        Command::Salvage { from, to } => {
+            return salvage::salvage(&runtime, from, to, key.as_deref(), out)
+        }
+        _ => {}
     }
 
     // Only commands that add something create a store; a typo should not leave an empty
@@ -399,7 +407,9 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         Command::Mcp { .. } => unreachable!("served above"),
         Command::Export { format, out: path } => export::export(&mut memory, &format, &path, out)?,
         Command::Import { path } => export::import(&mut memory, &path, host.now, json, out)?,
-        Command::Tools { .. } | Command::Help => unreachable!("handled above"),
+        Command::Tools { .. } | Command::Help | Command::Verify | Command::Salvage { .. } => {
+            unreachable!("handled above")
+        }
     }
     Ok(())
 }
