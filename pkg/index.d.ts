@@ -223,6 +223,18 @@ export class Memory {
    * memory. A missing, wrong or unexpected key (for a plain store) throws `LOCKED`.
    */
   static load(entries: Iterable<Entry | Change>, key?: Uint8Array | null): Memory;
+  /**
+   * What is damaged in stored entries (as `load` takes them), what each damaged value or
+   * block held, and what `salvage` would hold and lose. Throws `LOCKED` (a sealed store
+   * without its key) or `UNSUPPORTED_VERSION` only when nothing can be read at all.
+   */
+  static verify(entries: Iterable<Entry | Change>, key?: Uint8Array | null): Verified;
+  /**
+   * A memory of everything intact in entries that `load` refuses as damaged (`CORRUPT_DATA`),
+   * and what was lost by id. Its next `takeChanges` rewrites the store whole, then deletes
+   * the old keys, damaged ones included. Throws as `verify`.
+   */
+  static salvage(entries: Iterable<Entry | Change>, key?: Uint8Array | null): { memory: Memory; damage: Damage };
   /** Whether this memory seals what it stores. */
   readonly encrypted: boolean;
   /**
@@ -1289,6 +1301,58 @@ export interface OpenOptions {
    * Keep the key outside the store. The flush counter `sync/generation` stays plain.
    */
   key?: Uint8Array | CryptoKey;
+  /**
+   * Opens what is intact in a store a plain open refuses as damaged (see `Memory.salvage`);
+   * what was lost is `PersistentMemory.damage`. The next flush rewrites the store whole.
+   */
+  salvage?: boolean;
+}
+
+/** One damaged stored value, or one damaged block inside a segment part. What it held is a
+ * best guess read from its bytes: the ids that still decode, else the sequence numbers its
+ * records lie between. */
+export interface DamagedBlock {
+  key: string;
+  /** The block inside the part, from 0; `null` for the whole value. */
+  block: number | null;
+  reason: string;
+  /** Ids of the turn records and of the items it held, as read. */
+  records: string[];
+  items: string[];
+  /** Whether every id it held could be read; if not, its records' sequence numbers lie
+   * above `afterSeq` and below `beforeSeq` (absent: unknown on that side). */
+  idsKnown: boolean;
+  afterSeq?: number;
+  beforeSeq?: number;
+}
+
+/** What a salvaging open skipped, and what it lost by id. */
+export interface Damage {
+  damaged: DamagedBlock[];
+  /** Held by a damaged block and by no intact one. */
+  lostRecords: string[];
+  lostItems: string[];
+  lostBlobs: string[];
+  /** Working-memory and settings documents, by name. */
+  lostDocuments: string[];
+  /** Records and items whose newest version was damaged: an older intact one was opened. */
+  olderVersions: string[];
+  /** `[record, parent]`: parents dropped from intact records because the parent was lost. */
+  detached: Array<[string, string]>;
+}
+
+/** What `Memory.verify` found: the counts a salvaging open holds, and the damage. */
+export interface Verified extends Damage {
+  /** No damage at all: `load` succeeds. */
+  intact: boolean;
+  /** Stored values read. */
+  keys: number;
+  records: number;
+  items: number;
+  blobs: number;
+  documents: number;
+  /** What the open recovered from, though it lost nothing (`COMMIT_RECOVERED`). */
+  warnings: LoadWarning[];
 }
 
 /** What a flush did. */
@@ -1303,7 +1367,7 @@ export interface FlushResult {
 
 /** Something an open recovered from, though it lost nothing. */
 export interface LoadWarning {
-  /** `COMMIT_RECOVERED`. */
+  /** `COMMIT_RECOVERED`, or `BLOCK_SKIPPED` for each value or block a salvaging open skipped. */
   code: string;
   /** The key concerned (`head`). */
   key: string;
@@ -1350,6 +1414,12 @@ export class PersistentMemory extends EventTarget {
   readonly limits: Limits;
   /** What the last open or reload recovered from (see `Memory.loadWarnings`). */
   readonly loadWarnings: LoadWarning[];
+  /** What a salvaging open (`Memory.open({ salvage: true })`) skipped and lost; `null` for a
+   * plain open. */
+  readonly damage: Damage | null;
+  /** What is damaged in the store `options` name (`storage`, `name`, `key` as in
+   * `Memory.open`; the other options are ignored), without opening it (see `Memory.verify`). */
+  static verify(options?: OpenOptions): Promise<Verified>;
   /** Changes limits for turns added from now on (kept across reloads, not stored). */
   setLimits(limits: Partial<Limits>): void;
   /** Erases a user (see `Memory.forgetUser`); resolves once the rewrite is durable. */

@@ -102,8 +102,15 @@ function reindexFrom(core, byText) {
 
 /** A core memory from stored entries (opened with `key` when the store is encrypted), its
  * segment parts sized for the adapter, with the limits the memory was opened with. */
-function loadCore(entries, storage, key, limits) {
-  const core = Memory.load(entries, key);
+function loadCore(entries, storage, key, limits, salvaged) {
+  let core;
+  if (salvaged) {
+    const { memory, damage } = Memory.salvage(entries, key);
+    salvaged.damage = damage;
+    core = memory;
+  } else {
+    core = Memory.load(entries, key);
+  }
   if (storage.maxValueBytes) core.setPartBytes(storage.maxValueBytes);
   if (limits) core.setLimits(limits);
   return core;
@@ -180,6 +187,7 @@ export class PersistentMemory extends EventTarget {
   #channel = null;
   #limits = null;
   #reopening = null;
+  #damage = null;
 
   /** Use `Memory.open`. */
   constructor(core, storage, { name, embed, complete, autoFlush, limits }) {
@@ -196,7 +204,7 @@ export class PersistentMemory extends EventTarget {
 
   /** See `Memory.open` in index.d.ts. */
   static async open(options = {}) {
-    const { name = 'default', embed, complete, autoFlush = false, sync = true, limits } = options;
+    const { name = 'default', embed, complete, autoFlush = false, sync = true, limits, salvage = false } = options;
     if (typeof name !== 'string' || name === '') throw memdagError('INVALID_INPUT', 'invalid input: name must be a non-empty string');
     for (const [k, f] of [['embed', embed], ['complete', complete]]) {
       if (f != null && typeof f !== 'function') throw memdagError('INVALID_INPUT', `invalid input: ${k} must be a function`);
@@ -213,8 +221,10 @@ export class PersistentMemory extends EventTarget {
       if (DATA_CODES.has(e?.code)) throw e;
       throw storageError(e, 'open');
     }
-    const memory = new PersistentMemory(loadCore(entries, storage, key, limits), storage, { name, embed, complete, autoFlush, limits });
+    const salvaged = salvage ? {} : null;
+    const memory = new PersistentMemory(loadCore(entries, storage, key, limits, salvaged), storage, { name, embed, complete, autoFlush, limits });
     memory.#key = key;
+    memory.#damage = salvaged?.damage ?? null;
     memory.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
     if (sync && typeof BroadcastChannel === 'function') memory.#listen();
     return memory;
@@ -253,6 +263,28 @@ export class PersistentMemory extends EventTarget {
    * `Memory.loadWarnings` of the core). */
   get loadWarnings() {
     return this.#core.loadWarnings;
+  }
+
+  /** What a salvaging open (`Memory.open({ salvage: true })`) skipped and lost (see
+   * `Memory.salvage`); `null` for a plain open. */
+  get damage() {
+    return this.#damage;
+  }
+
+  /** What is damaged in the store `options` name (`storage`, `name`, `key` as in
+   * `Memory.open`), and what a salvaging open would hold and lose (see `Memory.verify`).
+   * Reads and writes nothing else. */
+  static async verify(options = {}) {
+    const { name = 'default' } = options;
+    const key = await rawKey(options.key);
+    const storage = options.storage ?? (globalThis.indexedDB ? await IndexedDbStorage.open(`memdag:${name}`) : new MemoryStorage());
+    let entries;
+    try {
+      entries = await storage.loadRange('');
+    } catch (e) {
+      throw storageError(e, 'verify');
+    }
+    return Memory.verify(entries, key);
   }
 
   /** Changes limits for turns added from now on (kept across reloads, not stored). */

@@ -51,6 +51,7 @@ pub mod memory;
 pub mod purge;
 pub mod recall;
 pub mod reindex;
+pub mod salvage;
 pub mod search;
 pub mod storage;
 pub mod timeline;

@@ -30,6 +30,16 @@ pub struct Memory {
     job: RefCell<Option<memdag_core::Reindex>>,
 }
 
+impl Memory {
+    /// A memory around an opened store.
+    pub(crate) fn from_store(store: Store) -> Memory {
+        Memory {
+            store: RefCell::new(store),
+            job: RefCell::default(),
+        }
+    }
+}
+
 #[wasm_bindgen]
 impl Memory {
     /// An empty memory.
@@ -49,10 +59,7 @@ impl Memory {
         let cipher = cipher_of(&key)?;
         let entries = entries_from_js(&entries)?;
         let store = Store::load_with_cipher(entries, cipher).map_err(throw)?;
-        Ok(Memory {
-            store: RefCell::new(store),
-            job: RefCell::default(),
-        })
+        Ok(Memory::from_store(store))
     }
 
     /// Adds one turn and returns its record. The turn is the core's JSON turn shape (see

@@ -14,6 +14,8 @@
 //!   seg/0000000000000007/0 seg/…07/1 …   seg/000000000000001f/0        (parts ≤ part size)
 //!   ┌──────────────────────────────────────────────────────────────────────┐
 //!   │ part header: generation u64 · part u32 · parts u32 · chunk parts u32   │
+//!   │ v5: frames, each b"MDBK" · length u32 · checksum32 u32 · one chunk     │
+//!   │     (a block, see crate::block); before v5, the part is one chunk      │
 //!   │ chunk = sections, each: tag u8 · length u32 LE · bytes                 │
 //!   │   1 RECORDS      MessagePack [Record…] (fields by name, no vector),    │
 //!   │                  in sequence order                                     │
@@ -46,8 +48,12 @@
 //! commit (see [`crate::commit`]): the newest segment of every change set carries the commit it
 //! makes, so a store whose `head` is lost, torn or rolled back opens its newest commit. v4 reads
 //! v2 and v3 segments as they are.
+//! Format v5 cuts chunks at [`crate::block::BLOCK_BYTES`] and stores each in a checksummed
+//! frame, several to a part, so that a damaged byte costs one block's entries (see
+//! [`crate::storage`]'s salvage); v5 reads v2 to v4 segments as they are.
 //! A segment is a run of *chunks*, each a complete set of sections for some of its entries,
-//! cut so that a chunk fits one part: a reader parses each part in place, with no copy. Only a
+//! cut so that a chunk fits one block (before v5, one part): a reader parses each part in
+//! place, with no copy. Only a
 //! chunk larger than a part (one huge record) spans several parts, which are joined to read
 //! it; its first part says how many (`chunk parts`; 0 on the parts that continue a chunk).
 //!

@@ -1,0 +1,42 @@
+//! `Memory.verify` and `Memory.salvage`: what is damaged in stored entries, and a memory of
+//! everything intact in them (see memdag-core's `storage::salvage`). The reports are the core's
+//! JSON shape (`memdag_core::damage`).
+
+use memdag_core::Store;
+use wasm_bindgen::prelude::*;
+
+use crate::entries::entries_from_js;
+use crate::error::throw;
+use crate::fields::to_plain;
+use crate::key::cipher_of;
+use crate::memory::Memory;
+
+#[wasm_bindgen]
+impl Memory {
+    /// What is damaged in stored entries (as `load` takes them), what each damaged value or
+    /// block held, and what a salvaging open would hold and lose: `{ intact, keys, records,
+    /// items, blobs, documents, warnings, damaged, lostRecords, lostItems, lostBlobs,
+    /// lostDocuments, olderVersions, detached }`. Throws `LOCKED` (a sealed store without
+    /// its key) or `UNSUPPORTED_VERSION` only when nothing can be read at all.
+    pub fn verify(entries: JsValue, key: JsValue) -> Result<JsValue, JsValue> {
+        let cipher = cipher_of(&key)?;
+        let entries = entries_from_js(&entries)?;
+        let verified = Store::verify(entries, cipher).map_err(throw)?;
+        to_plain("verified", &verified).map_err(throw)
+    }
+
+    /// A memory of everything intact in entries that `load` refuses as damaged, and what was
+    /// lost: `{ memory, damage }`, `damage` as `verify` reports it. The memory's next
+    /// `takeChanges()` rewrites the store whole, then deletes the old keys, damaged ones
+    /// included. Throws as `verify`.
+    pub fn salvage(entries: JsValue, key: JsValue) -> Result<JsValue, JsValue> {
+        let cipher = cipher_of(&key)?;
+        let entries = entries_from_js(&entries)?;
+        let (store, damage) = Store::load_salvaging(entries, cipher).map_err(throw)?;
+        let damage = to_plain("damage", &damage).map_err(throw)?;
+        let out = js_sys::Object::new();
+        js_sys::Reflect::set(&out, &"memory".into(), &Memory::from_store(store).into())?;
+        js_sys::Reflect::set(&out, &"damage".into(), &damage)?;
+        Ok(out.into())
+    }
+}
