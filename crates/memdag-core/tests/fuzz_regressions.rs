@@ -5,6 +5,8 @@
 // The targets' own bodies, so an input is replayed through exactly what the target runs.
 #[path = "../../../fuzz/bodies/extract_rules.rs"]
 mod extract_rules;
+#[path = "../../../fuzz/bodies/salvage_damage.rs"]
+mod salvage_damage;
 
 #[test]
 fn every_committed_crash_input_runs_clean() {
@@ -16,6 +18,7 @@ fn every_committed_crash_input_runs_clean() {
         let data = std::fs::read(&path).unwrap();
         match name.split('-').next().unwrap() {
             "extract_rules" => extract_rules::run(&data),
+            "salvage_damage" => salvage_damage::run(&data),
             other => panic!("no runner for fuzz target {other} ({name})"),
         }
         ran += 1;

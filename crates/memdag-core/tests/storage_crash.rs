@@ -58,6 +58,17 @@ fn committed(written: &[Change], changes: &[Change]) -> bool {
     })
 }
 
+/// Whether a change set merged: it writes a second segment, the merge's (the segments it
+/// replaces are deleted by the next change set).
+fn merges(changes: &[Change]) -> bool {
+    let written: BTreeSet<u64> = changes
+        .iter()
+        .filter(|c| c.value.is_some())
+        .filter_map(|c| parse_segment_key(&c.key).map(|(g, _)| g))
+        .collect();
+    written.len() >= 2
+}
+
 /// A store with enough single-add flushes to have merged segments, persisted to `kv`.
 fn grown(kv: &mut Kv, n: usize) -> Store {
     let mut s = Store::new();
@@ -131,7 +142,7 @@ fn a_crash_after_any_write_leaves_the_state_before_or_after() {
         mutate(&mut s, round);
         let changes = s.take_changes().unwrap();
         let after = dump(&s);
-        if changes.iter().any(|c| c.value.is_none()) && s.segments().len() <= segments_before {
+        if merges(&changes) && s.segments().len() <= segments_before {
             merges_seen += 1;
             merging_rounds += 1;
         }
@@ -155,8 +166,12 @@ fn a_crash_after_any_write_leaves_the_state_before_or_after() {
             apply(&mut next, &mut loaded);
             let again = reload(&next).unwrap();
             assert_eq!(dump(&again), dump(&loaded));
+            // Orphans were collected: what is left is named by the commit, or by the commit
+            // before it (the segments its merge replaced, kept one more change set).
+            let retired: BTreeSet<&str> = loaded.retired().collect();
             assert!(
                 next.keys().all(|k| !k.starts_with("seg/")
+                    || retired.contains(k.as_str())
                     || again.segments().iter().any(|s| s.keys().any(|x| &x == k))),
                 "orphans were collected: {:?}",
                 next.keys().collect::<Vec<_>>()
@@ -169,7 +184,7 @@ fn a_crash_after_any_write_leaves_the_state_before_or_after() {
     for i in 0..FANOUT * FANOUT {
         s.add_turn(vturn(2000 + i, &[])).unwrap();
         let changes = s.take_changes().unwrap();
-        if changes.iter().any(|c| c.value.is_none()) {
+        if merges(&changes) {
             merges_seen += 1;
         }
         write(&mut kv, &changes);
@@ -433,4 +448,84 @@ fn a_reloaded_store_ranks_exactly_as_the_store_it_was_saved_from() {
         loaded.search_index().text().docs(),
         s.search_index().text().docs()
     );
+}
+
+/// The commit before the last opens whole: a change set that merged keeps the segments the
+/// merge replaced until the next commit, so losing `head` (emptied, cut short, flipped or
+/// missing) together with the newest segment, the one carrying the last commit, opens the
+/// commit before it, with every record (a merge changes no record).
+#[test]
+fn head_broken_every_way_with_the_newest_segment_lost_opens_the_commit_before() {
+    let mut kv = Kv::new();
+    let mut s = Store::new();
+    let mut merged = None;
+    for i in 0..40 {
+        let parents: Vec<String> = (i > 0).then(|| format!("r{}", i - 1)).into_iter().collect();
+        let p: Vec<&str> = parents.iter().map(String::as_str).collect();
+        s.add_turn(vturn(i, &p)).unwrap();
+        let changes = s.take_changes().unwrap();
+        write(&mut kv, &changes);
+        if merges(&changes) {
+            // This change set wrote a segment and a merge: stop after it.
+            merged = changes
+                .iter()
+                .filter_map(|c| parse_segment_key(&c.key).map(|(g, _)| g))
+                .max();
+            break;
+        }
+    }
+    let merged = merged.expect("a merge within 40 single-add flushes");
+    let records = dump(&s);
+    let before_merge: Kv = kv.clone();
+    let newest: Vec<String> = kv
+        .keys()
+        .filter(|k| parse_segment_key(k).is_some_and(|(g, _)| g == merged))
+        .cloned()
+        .collect();
+    let head = kv[HEAD_KEY].clone();
+    let mut flipped = head.clone();
+    let at = flipped.len() / 2;
+    flipped[at] ^= 1;
+    for (how, broken) in [
+        ("emptied", Some(Vec::new())),
+        ("cut short", Some(head[..head.len() / 2].to_vec())),
+        ("flipped", Some(flipped)),
+        ("missing", None),
+    ] {
+        let mut kv = before_merge.clone();
+        match broken {
+            Some(v) => kv.insert(HEAD_KEY.into(), v),
+            None => kv.remove(HEAD_KEY),
+        };
+        for k in &newest {
+            kv.remove(k);
+        }
+        let opened = reload(&kv).unwrap_or_else(|e| panic!("{how}: {e}"));
+        assert_eq!(opened.load_warnings()[0].code, "COMMIT_RECOVERED", "{how}");
+        assert_eq!(
+            dump(&opened),
+            records,
+            "{how}: every record of the commit before"
+        );
+        // Its next write commits again, and then the replaced segments go.
+        let mut opened = opened;
+        apply(&mut kv, &mut opened);
+        assert_eq!(dump(&reload(&kv).unwrap()), records, "{how}");
+    }
+    // The replaced segments are deleted by the next change set.
+    let replaced: Vec<String> = before_merge
+        .keys()
+        .filter(|k| {
+            parse_segment_key(k).is_some()
+                && !s.segments().iter().any(|i| i.keys().any(|x| &x == *k))
+        })
+        .cloned()
+        .collect();
+    assert!(
+        !replaced.is_empty(),
+        "the merge's inputs are kept for one more commit"
+    );
+    s.add_turn(vturn(100, &[])).unwrap();
+    apply(&mut kv, &mut s);
+    assert!(replaced.iter().all(|k| !kv.contains_key(k)), "then deleted");
 }

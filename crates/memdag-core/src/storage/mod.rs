@@ -8,8 +8,11 @@
 //!    (records, tombstones of deleted records and blobs, blobs, vector-graph nodes);
 //! 2. at most one merge: the parts of a segment replacing a run of older segments;
 //! 3. `head`, the commit naming the live segments;
-//! 4. deletions of the keys the new commit no longer names (merged segments, keys orphaned by
-//!    an earlier crash, and v1 keys after a migration).
+//! 4. deletions of the keys the new commit no longer names (keys orphaned by an earlier crash,
+//!    v1 keys after a migration, everything of the old store after a full rewrite), and of
+//!    the segments the *previous* change set's merge replaced: a merge's inputs are kept until
+//!    the next commit ([`Store::retired`]), because the commit before the last names them, and
+//!    that commit must open whole when the last one's newest segment is lost with `head`.
 //!
 //! The newest segment of a change set carries the commit it makes (section COMMIT), so the
 //! commit is durable once that segment is whole: a host that stops at any point leaves the
@@ -176,6 +179,12 @@ impl Store {
     /// deletes them.
     pub fn orphans(&self) -> impl Iterator<Item = &str> {
         self.persist.orphans.iter().map(String::as_str)
+    }
+
+    /// Keys of the segments the last change set's merge replaced: the commit before it names
+    /// them, so they are kept until the next change set, which deletes them after its commit.
+    pub fn retired(&self) -> impl Iterator<Item = &str> {
+        self.persist.retired.iter().map(String::as_str)
     }
 }
 

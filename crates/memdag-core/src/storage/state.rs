@@ -35,6 +35,10 @@ pub struct PersistState {
     pub(super) uses_home: Vec<u64>,
     /// Keys to delete after the next commit.
     pub(super) orphans: BTreeSet<String>,
+    /// Keys the commit before the last one named and the last one dropped (the segments a
+    /// merge replaced): kept until the next commit is durable, so that the commit before the
+    /// last still opens whole (see [`crate::storage`]). Not a reason to write.
+    pub(super) retired: BTreeSet<String>,
     /// Write everything as one segment next time (a v1 migration).
     pub(super) full_rewrite: bool,
     /// What the last change set did, to undo it if the host could not write it.
@@ -61,6 +65,7 @@ impl Default for PersistState {
             gone_state: BTreeMap::new(),
             uses_home: Vec::new(),
             orphans: BTreeSet::new(),
+            retired: BTreeSet::new(),
             full_rewrite: false,
             last: None,
             cipher: None,

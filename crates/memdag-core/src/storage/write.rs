@@ -35,6 +35,7 @@ impl Store {
         // instead, which needs none of them.
         let commit = self.persist.commit.clone();
         let orphans = self.persist.orphans.clone();
+        let retired = self.persist.retired.clone();
         match self.build_changes(&marks) {
             Ok(mut changes) => {
                 self.seal_changes(&mut changes);
@@ -43,6 +44,8 @@ impl Store {
             Err(e) => {
                 let p = &mut self.persist;
                 p.orphans = orphans;
+                p.orphans.extend(retired);
+                p.retired.clear();
                 p.orphans.extend(
                     commit
                         .segments
@@ -122,8 +125,17 @@ impl Store {
         let mut deletes: Vec<String> = core::mem::take(&mut self.persist.orphans)
             .into_iter()
             .collect();
+        deletes.extend(core::mem::take(&mut self.persist.retired));
+        // The segments a merge replaced stay until the next commit: the commit before this
+        // one names them, and it must open whole if this one's newest segment is lost with
+        // `head`. A full rewrite (a new key, an erasure, a salvage) deletes at once.
+        let mut retired: BTreeSet<String> = BTreeSet::new();
         for s in &removed {
-            deletes.extend(s.keys());
+            if full {
+                deletes.extend(s.keys());
+            } else {
+                retired.extend(s.keys());
+            }
         }
         // Never delete what the new commit names. A live segment's generation is never an
         // orphan's (see `skip_orphan_generations`), so the generation decides.
@@ -137,6 +149,8 @@ impl Store {
             key: key.clone(),
             value: None,
         }));
+        retired.retain(|k| keys::parse_segment_key(k).is_none_or(|(g, _)| !live.contains(&g)));
+        self.persist.retired = retired;
         self.persist.commit = commit;
         self.persist.full_rewrite = false;
         self.persist.rewrite_head = false;
@@ -347,6 +361,9 @@ impl Store {
         if !changes.iter().any(|c| c.key == HEAD_KEY) {
             return;
         }
+        // What the failed change set kept for later goes with the next one (the segments it
+        // replaced are orphans below).
+        self.persist.retired.clear();
         let Some(taken) = self.persist.last.take() else {
             // Not the last change set: rewrite everything, deleting every key it named.
             self.persist.full_rewrite = true;
