@@ -176,6 +176,57 @@ fn one_flipped_byte_loses_one_block_and_every_face_of_the_report_names_it() {
 }
 
 #[test]
+fn damage_to_a_merged_segment_is_made_good_from_the_segments_it_replaced() {
+    // Single-add flushes until one merges; the merge's inputs are kept until the next commit.
+    let mut kv = Kv::new();
+    let mut s = Store::new();
+    let mut merged = None;
+    for i in 0..60 {
+        let mut t = turn(
+            &format!("t{i}"),
+            "a",
+            &format!("turn {i} on the harbour"),
+            &[],
+        );
+        t.embedding = Some((0..8).map(|d| ((i + d) % 7) as f32 + 1.0).collect());
+        s.add_turn(t).unwrap();
+        let changes = s.take_changes().unwrap();
+        let generations: BTreeSet<u64> = changes
+            .iter()
+            .filter(|c| c.value.is_some())
+            .filter_map(|c| parse_segment_key(&c.key).map(|(g, _)| g))
+            .collect();
+        for c in changes {
+            match c.value {
+                Some(v) => kv.insert(c.key, v),
+                None => kv.remove(&c.key),
+            };
+        }
+        if generations.len() == 2 {
+            merged = generations.iter().max().copied();
+            break;
+        }
+    }
+    let merged = merged.expect("a merge within 60 flushes");
+    let key = kv
+        .keys()
+        .find(|k| parse_segment_key(k).is_some_and(|(g, _)| g == merged))
+        .unwrap()
+        .clone();
+    let at = kv[&key].len() / 2;
+    kv.get_mut(&key).unwrap()[at] ^= 0x02;
+    assert!(Store::load(entries(&kv)).is_err());
+    let (salvaged, damage) = Store::load_salvaging(entries(&kv), None).unwrap();
+    assert_eq!(damage.damaged.len(), 1, "{damage:?}");
+    assert!(damage.lost_records.is_empty(), "{damage:?}");
+    assert_eq!(
+        dump(&salvaged),
+        dump(&s),
+        "every record, from the replaced segments"
+    );
+}
+
+#[test]
 fn an_intact_store_verifies_and_salvages_to_itself() {
     let (before, kv) = built(300, 2, None);
     let v = Store::verify(entries(&kv), None).unwrap();

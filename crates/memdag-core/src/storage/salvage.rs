@@ -118,9 +118,13 @@ fn salvage_values(values: &Values) -> Result<(Store, Damage)> {
         found_blobs: Vec::new(),
         found_documents: Vec::new(),
     };
+    let mut commit = commit;
     let mut chunks: Vec<(usize, String, ChunkBytes)> = Vec::new();
     for (si, info) in commit.segments.iter().enumerate() {
         read_lenient(info, si, values, &mut lenient, &mut chunks);
+    }
+    if !lenient.damage.damaged.is_empty() {
+        prepend_kept(&mut commit, values, &mut chunks, &mut lenient);
     }
     let found_blobs = core::mem::take(&mut lenient.found_blobs);
     let found_documents = core::mem::take(&mut lenient.found_documents);
@@ -140,6 +144,69 @@ fn salvage_values(values: &Values) -> Result<(Store, Damage)> {
             },
         }));
     Ok((store, damage))
+}
+
+/// When the commit's segments are damaged, the stored segments that an older commit carried by
+/// them still names (a merge's inputs, kept until the next commit; see [`crate::storage`]) are
+/// read too, and apply first: what a damaged block held comes back in its older intact form,
+/// and anything newer wins over it. Segments no commit names (a change set that never
+/// committed) are not read.
+fn prepend_kept<'a>(
+    commit: &mut Commit,
+    values: &Values<'a>,
+    chunks: &mut Vec<(usize, String, ChunkBytes<'a>)>,
+    lenient: &mut Lenient,
+) {
+    let named: BTreeSet<u64> = commit.segments.iter().map(|s| s.generation).collect();
+    let mut older_named: BTreeSet<u64> = BTreeSet::new();
+    for (_, key, chunk) in chunks.iter() {
+        if let Ok(Some(section)) = commit_section(key, chunk.bytes()) {
+            if let Ok(c) = crate::codec::from_msgpack::<Commit>(key, section) {
+                older_named.extend(c.segments.iter().map(|s| s.generation));
+            }
+        }
+    }
+    let kept: Vec<SegmentInfo> = stored_generations(values)
+        .into_iter()
+        .filter(|(g, _)| !named.contains(g) && older_named.contains(g) && *g < commit.generation)
+        .map(|(generation, parts)| SegmentInfo {
+            generation,
+            parts,
+            ..SegmentInfo::default()
+        })
+        .collect();
+    if kept.is_empty() {
+        return;
+    }
+    // Damage to a kept segment costs nothing the store holds: it is not reported.
+    let mut scratch = Damage::default();
+    let mut older = Lenient {
+        damage: &mut scratch,
+        blocks: Vec::new(),
+        gaps: Vec::new(),
+        found_blobs: Vec::new(),
+        found_documents: Vec::new(),
+    };
+    let mut older_chunks = Vec::new();
+    for (si, info) in kept.iter().enumerate() {
+        read_lenient(info, si, values, &mut older, &mut older_chunks);
+    }
+    let (k, n) = (kept.len(), older_chunks.len());
+    for c in chunks.iter_mut() {
+        c.0 += k;
+    }
+    for gap in lenient.gaps.iter_mut() {
+        gap.1 += n;
+        gap.2 += k;
+    }
+    let mut blocks = older.blocks;
+    blocks.append(&mut lenient.blocks);
+    lenient.blocks = blocks;
+    older_chunks.append(chunks);
+    *chunks = older_chunks;
+    let mut segments = kept;
+    segments.append(&mut commit.segments);
+    commit.segments = segments;
 }
 
 /// Sorts what the damaged blocks held into lost (no intact copy) and older versions.
