@@ -47,6 +47,11 @@ pub struct Commit {
     pub dimension: u32,
     /// The live segments, oldest first.
     pub segments: Vec<SegmentInfo>,
+    /// The segments the commit before this one named and this one dropped (a merge's inputs,
+    /// format v5): still stored, so that the commit before opens whole, and deleted by the
+    /// next change set after its commit. Not live: nothing is read from them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub retired: Vec<SegmentInfo>,
 }
 
 /// What the commit knows of one segment.
@@ -196,6 +201,7 @@ mod tests {
             next_seq: 5,
             dimension: 3,
             segments: vec![info(2), blank],
+            retired: vec![info(1)],
         };
         let bytes = encode_embedded(&commit).unwrap();
         let own = SegmentInfo {

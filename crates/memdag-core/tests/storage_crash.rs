@@ -529,3 +529,38 @@ fn head_broken_every_way_with_the_newest_segment_lost_opens_the_commit_before() 
     apply(&mut kv, &mut s);
     assert!(replaced.iter().all(|k| !kv.contains_key(k)), "then deleted");
 }
+
+/// A host that opens the store afresh for every change set and reads only the keys `head`
+/// names (Workers KV, a Durable Object): the segments a merge replaced are still deleted by
+/// the next change set, because the commit names them, so the stored keys stay bounded.
+#[test]
+fn the_replaced_segments_are_deleted_by_a_host_that_reopens_for_every_write() {
+    let mut kv = Kv::new();
+    for i in 0..60 {
+        let mut s = match kv.get(HEAD_KEY) {
+            None => Store::new(),
+            Some(head) => {
+                let keys = Store::keys_to_read(head).unwrap();
+                Store::load(
+                    std::iter::once((HEAD_KEY.to_string(), head.clone()))
+                        .chain(keys.into_iter().map(|k| (k.clone(), kv[&k].clone()))),
+                )
+                .unwrap()
+            }
+        };
+        s.add_turn(vturn(i, &[])).unwrap();
+        apply(&mut kv, &mut s);
+        let stored = kv.keys().filter(|k| parse_segment_key(k).is_some()).count();
+        let named: usize = s.segments().iter().map(|x| x.parts as usize).sum();
+        let kept = s.retired().count();
+        assert_eq!(
+            stored,
+            named + kept,
+            "flush {i}: only named and kept segments remain: {:?}",
+            kv.keys().collect::<Vec<_>>()
+        );
+        assert!(kept <= FANOUT * 2, "flush {i}: {kept} kept");
+    }
+    assert!(kv.len() < 30, "{} keys after 60 flushes", kv.len());
+    assert_eq!(reload(&kv).unwrap().len(), 60);
+}

@@ -331,14 +331,21 @@ pub(super) fn restore_v2(
     store.persist.gone_records = gone_records;
     store.persist.gone_blobs = gone_blobs;
     store.persist.gone_state = gone_state;
+    // The segments the commit keeps for the commit before it are deleted by the next change
+    // set, without forcing a write. A host that reads only the keys `head` names has not read
+    // them, so they are taken from the commit, not from the keys read.
+    let retired: BTreeSet<String> = commit.retired.iter().flat_map(|s| s.keys()).collect();
     // Only keys memdag writes are collected; a `seg/` key of another shape is left alone.
     store.persist.orphans = values
         .keys()
         .filter(|k| {
-            (keys::parse_segment_key(k).is_some() || keys::is_v1_key(k)) && !named.contains(**k)
+            (keys::parse_segment_key(k).is_some() || keys::is_v1_key(k))
+                && !named.contains(**k)
+                && !retired.contains(**k)
         })
         .map(|k| k.to_string())
         .collect();
+    store.persist.retired = retired;
     store.persist.rewrite_head = warning.is_some();
     store.persist.warnings = warning.into_iter().collect();
 

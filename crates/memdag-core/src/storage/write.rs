@@ -55,6 +55,7 @@ impl Store {
                 // New generations only: nothing this failed attempt named is reused.
                 p.commit = Commit {
                     segments: Vec::new(),
+                    retired: Vec::new(),
                     ..commit
                 };
                 p.commit.generation = p.commit.generation.saturating_add(2);
@@ -108,7 +109,8 @@ impl Store {
                 removed.extend(segments.drain(run.clone()));
                 // Written even with no entries left, to carry the commit without the run.
                 segments.insert(run.start, unwritten(merged_generation, w.entries));
-                let commit = self.commit_of(merged_generation, &segments);
+                let mut commit = self.commit_of(merged_generation, &segments);
+                commit.retired = removed.clone();
                 let entries = w.entries;
                 let chunks = w.finish_with_commit(&encode_embedded(&commit)?)?;
                 segments[run.start] =
@@ -117,7 +119,10 @@ impl Store {
                 last_generation = merged_generation;
             }
         }
-        let commit = self.commit_of(last_generation, &segments);
+        let mut commit = self.commit_of(last_generation, &segments);
+        if !full {
+            commit.retired = removed.clone();
+        }
         puts.push(Change {
             key: HEAD_KEY.into(),
             value: Some(encode_commit(&commit)?),
@@ -169,6 +174,7 @@ impl Store {
             next_seq: self.next_seq,
             dimension: self.search.vectors.dimension() as u32,
             segments: segments.to_vec(),
+            retired: Vec::new(),
         }
     }
 
@@ -364,6 +370,7 @@ impl Store {
         // What the failed change set kept for later goes with the next one (the segments it
         // replaced are orphans below).
         self.persist.retired.clear();
+        self.persist.commit.retired.clear();
         let Some(taken) = self.persist.last.take() else {
             // Not the last change set: rewrite everything, deleting every key it named.
             self.persist.full_rewrite = true;
