@@ -1309,8 +1309,8 @@ export interface OpenOptions {
 }
 
 /** One damaged stored value, or one damaged block inside a segment part. What it held is a
- * best guess read from its bytes: the ids that still decode, else the sequence numbers its
- * records lie between. */
+ * best guess read from its bytes (the damage may have altered an id), and the sequence numbers
+ * its records lie between, from the intact blocks around it. */
 export interface DamagedBlock {
   key: string;
   /** The block inside the part, from 0; `null` for the whole value. */
@@ -1319,8 +1319,9 @@ export interface DamagedBlock {
   /** Ids of the turn records and of the items it held, as read. */
   records: string[];
   items: string[];
-  /** Whether every id it held could be read; if not, its records' sequence numbers lie
-   * above `afterSeq` and below `beforeSeq` (absent: unknown on that side). */
+  /** Whether its bytes still decode whole, so that `records` and `items` name all it held.
+   * Its records' sequence numbers lie above `afterSeq` and below `beforeSeq` either way
+   * (absent: unknown on that side). */
   idsKnown: boolean;
   afterSeq?: number;
   beforeSeq?: number;

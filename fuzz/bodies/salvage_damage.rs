@@ -136,9 +136,7 @@ pub fn run(data: &[u8]) {
         }
         let listed = report.lost_records.contains(&r.id);
         let bounded = report.damaged.iter().any(|d| {
-            !d.ids_known
-                && d.after_seq.is_none_or(|a| r.seq > a)
-                && d.before_seq.is_none_or(|b| r.seq < b)
+            d.after_seq.is_none_or(|a| r.seq > a) && d.before_seq.is_none_or(|b| r.seq < b)
         });
         let later = fell_back && newest.is_none_or(|n| r.seq > n);
         assert!(

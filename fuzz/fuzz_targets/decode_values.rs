@@ -1,5 +1,6 @@
 //! Stored values that pass their checksum: the bytes behind the envelope are arbitrary, so the
-//! decoders past the checksum (commit, segment chunks and every section) see everything.
+//! decoders past the checksum (commit, block frames, segment chunks and every section) see
+//! everything.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use memdag_core::envelope::{seal, Kind};
@@ -28,13 +29,20 @@ fuzz_target!(|data: &[u8]| {
             bytes: body.len() as u64,
             ..SegmentInfo::default()
         }],
+        retired: Vec::new(),
     };
     let mut part = Vec::with_capacity(20 + body.len());
     part.extend_from_slice(&1u64.to_le_bytes());
     part.extend_from_slice(&0u32.to_le_bytes());
     part.extend_from_slice(&1u32.to_le_bytes());
     part.extend_from_slice(&1u32.to_le_bytes());
-    part.extend_from_slice(body);
+    // Format v5: the chunk in its block frame, half of the time; raw otherwise (a frame header
+    // that does not parse must be refused as well).
+    if which & 2 == 0 {
+        memdag_core::block::push_frame(&mut part, body);
+    } else {
+        part.extend_from_slice(body);
+    }
     let Ok(head) = encode_commit(&commit) else {
         return;
     };

@@ -3,9 +3,11 @@
 //!
 //! Damage is counted in stored values and, from format v5, in the blocks inside a segment
 //! part (see [`crate::block`]). A damaged block's bytes cannot be trusted, so what it held is
-//! a best guess: the ids read from its bytes as found, when they still decode, else the range
-//! of sequence numbers its records lie in (records are written in sequence order). What was
-//! *lost* is certain: an id a damaged block held that no intact block holds.
+//! a best guess: the ids read from its bytes as found, as far as they still decode, and the
+//! range of sequence numbers its records lie in, from the intact blocks around it (records are
+//! written in sequence order). An id read from damaged bytes may itself be altered; the range
+//! holds whatever the bytes say. Lost ids are those read from a damaged block that no intact
+//! block holds.
 //!
 //! The serde form (camelCase) is the JSON shape of every face. This module depends on the
 //! commit's [`Warning`] only.
@@ -25,17 +27,20 @@ pub struct DamagedBlock {
     /// The block inside the part (format v5), counted from 0; `None` for the whole value.
     pub block: Option<u32>,
     pub reason: String,
-    /// Ids of the records it held (turns), read from its bytes as found.
+    /// Ids of the records it held (turns), read from its bytes as found: the damaged byte may
+    /// have altered one of them.
     pub records: Vec<String>,
     /// Ids of the long-term memory items it held, read the same way.
     pub items: Vec<String>,
-    /// When its ids could not be read: its records' sequence numbers lie above `after_seq` and
-    /// below `before_seq` (either side unknown when `None`).
+    /// Its records' sequence numbers lie above `after_seq` and below `before_seq`, as the
+    /// intact blocks around it say (either side unknown when `None`): this holds whatever its
+    /// bytes decode to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after_seq: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub before_seq: Option<u64>,
-    /// Whether the ids could be read from it.
+    /// Whether its bytes still decode whole, so that `records` and `items` name every record
+    /// it held (but for an id the damage altered).
     pub ids_known: bool,
 }
 

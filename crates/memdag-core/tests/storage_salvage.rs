@@ -101,9 +101,7 @@ fn check_accounted(before: &Store, salvaged: &Store, damage: &Damage) {
                 let listed =
                     damage.lost_records.contains(&r.id) || damage.lost_items.contains(&r.id);
                 let bounded = damage.damaged.iter().any(|d| {
-                    !d.ids_known
-                        && d.after_seq.is_none_or(|a| r.seq > a)
-                        && d.before_seq.is_none_or(|b| r.seq < b)
+                    d.after_seq.is_none_or(|a| r.seq > a) && d.before_seq.is_none_or(|b| r.seq < b)
                 });
                 assert!(
                     listed || bounded,

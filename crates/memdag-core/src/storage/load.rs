@@ -109,9 +109,9 @@ pub(super) struct Lenient<'d> {
     pub damage: &'d mut Damage,
     /// Each chunk's block in its part (format v5; `None` before), parallel to the chunks.
     pub blocks: Vec<Option<u32>>,
-    /// Damaged blocks whose ids could not be read: (index in `damage.damaged`, index of the
-    /// chunk read after it, its segment's index). Their records' sequence numbers are bounded
-    /// by the intact chunks around them.
+    /// Damaged blocks: (index in `damage.damaged`, index of the chunk read after it, its
+    /// segment's index). Their records' sequence numbers are bounded by the intact chunks
+    /// around them.
     pub gaps: Vec<(usize, usize, usize)>,
     /// Blobs and documents the damaged blocks held, as read from their bytes.
     pub found_blobs: Vec<String>,
@@ -354,8 +354,8 @@ pub(super) fn restore_v2(
     Ok(store)
 }
 
-/// Bounds the sequence numbers of the damaged blocks whose ids are unknown by the records of
-/// the intact chunks of the same segment around them (records are written in sequence order).
+/// Bounds the sequence numbers of the damaged blocks by the records of the intact chunks of
+/// the same segment around them (records are written in sequence order).
 fn bound_gaps(l: &mut Lenient, views: &[SegmentView], chunks: &[(usize, String, ChunkBytes)]) {
     for &(di, at, si) in &l.gaps {
         let same = |ci: &usize| chunks[*ci].0 == si && !views[*ci].records.is_empty();
@@ -367,8 +367,7 @@ fn bound_gaps(l: &mut Lenient, views: &[SegmentView], chunks: &[(usize, String, 
             .find(same)
             .map(|ci| views[ci].records.first().map(|r| r.seq));
         let d = &mut l.damage.damaged[di];
-        // The records read from the damaged block itself, if any, bound it more closely.
-        d.after_seq = d.after_seq.or(after.flatten());
+        d.after_seq = after.flatten();
         d.before_seq = before.flatten();
     }
 }

@@ -443,7 +443,15 @@ fn read_lenient<'a>(
                 if n > 1 {
                     pending = Some((key, piece.to_vec(), n - 1));
                 } else if framed {
-                    push_scanned(&key, piece, si, lenient, chunks);
+                    let noted = lenient.damage.damaged.len();
+                    let found = push_scanned(&key, piece, si, lenient, chunks);
+                    if !intact && lenient.damage.damaged.len() == noted {
+                        // Every frame found is intact, yet the part is not: it was cut short
+                        // at a frame's end, or its header is damaged. What followed is lost.
+                        let reason = "the part is cut short or its header is damaged: what \
+                                      followed its intact blocks is lost";
+                        note_damaged(&key, found, reason, None, si, chunks.len(), lenient);
+                    }
                 } else {
                     lenient.blocks.push(None);
                     chunks.push((si, key, ChunkBytes::InPlace(piece)));
@@ -460,25 +468,30 @@ fn read_lenient<'a>(
     }
 }
 
-/// Pushes the intact blocks of a part's frames, and notes the damaged ones.
+/// Pushes the intact blocks of a part's frames, and notes the damaged ones; returns how many
+/// blocks it found.
 fn push_scanned<'a>(
     key: &str,
     piece: &'a [u8],
     si: usize,
     lenient: &mut Lenient,
     chunks: &mut Vec<(usize, String, ChunkBytes<'a>)>,
-) {
-    for found in scan(piece) {
+) -> u32 {
+    let found = scan(piece);
+    let blocks = found.len() as u32;
+    for found in found {
         match found {
             Scanned::Intact { block, chunk } => {
                 lenient.blocks.push(Some(block));
                 chunks.push((si, key.to_string(), ChunkBytes::InPlace(chunk)));
             }
             Scanned::Damaged { block, found, .. } => {
-                note_damaged(key, block, found, si, chunks.len(), lenient);
+                let reason = "checksum mismatch";
+                note_damaged(key, block, reason, found, si, chunks.len(), lenient);
             }
         }
     }
+    blocks
 }
 
 /// Pushes a block joined from the parts it spans, if it is intact.
@@ -506,7 +519,8 @@ fn push_joined<'a>(
                 Scanned::Damaged { found, .. } => *found,
                 _ => None,
             });
-            note_damaged(&first, 0, bytes, si, chunks.len(), lenient);
+            let reason = "checksum mismatch";
+            note_damaged(&first, 0, reason, bytes, si, chunks.len(), lenient);
         }
     }
 }
@@ -526,6 +540,7 @@ fn sort_ids(d: &mut DamagedBlock, records: &[crate::record::Record]) {
 fn note_damaged(
     key: &str,
     block: u32,
+    reason: &str,
     found: Option<&[u8]>,
     si: usize,
     next_chunk: usize,
@@ -534,7 +549,7 @@ fn note_damaged(
     let mut d = DamagedBlock {
         key: key.to_string(),
         block: Some(block),
-        reason: "checksum mismatch".into(),
+        reason: reason.into(),
         ..DamagedBlock::default()
     };
     if let Some(view) = found.and_then(|bytes| SegmentView::parse(key, bytes).ok()) {
@@ -547,14 +562,14 @@ fn note_damaged(
             .found_documents
             .extend(view.state.iter().map(|(name, _)| name.clone()));
     } else {
-        // The records up to the damage still read; the rest lie between the last of them (or
-        // the intact block before) and the intact block after.
+        // The records up to the damage still read.
         let (records, _) = found.map_or((Vec::new(), false), SegmentView::readable_records);
         sort_ids(&mut d, &records);
-        lenient
-            .gaps
-            .push((lenient.damage.damaged.len(), next_chunk, si));
-        d.after_seq = records.last().map(|r| r.seq);
     }
+    // The bytes are damaged, so an id read from them may be altered too: the intact blocks
+    // around it bound its records' sequence numbers whatever it still decodes to.
+    lenient
+        .gaps
+        .push((lenient.damage.damaged.len(), next_chunk, si));
     lenient.damage.damaged.push(d);
 }

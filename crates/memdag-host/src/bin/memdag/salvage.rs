@@ -169,14 +169,16 @@ fn held(b: &DamagedBlock) -> String {
     if !b.items.is_empty() {
         parts.push(format!("items {}", few(&b.items)));
     }
-    if !b.ids_known {
-        let range = match (b.after_seq, b.before_seq) {
-            (Some(a), Some(z)) => format!("sequence numbers {} to {}", a + 1, z.saturating_sub(1)),
-            (Some(a), None) => format!("sequence numbers from {}", a + 1),
-            (None, Some(z)) => format!("sequence numbers below {z}"),
-            (None, None) => "unknown sequence numbers".into(),
-        };
-        parts.push(format!("records unread, at {range}"));
+    let range = match (b.after_seq, b.before_seq) {
+        (Some(a), Some(z)) => format!("sequence numbers {} to {}", a + 1, z.saturating_sub(1)),
+        (Some(a), None) => format!("sequence numbers from {}", a + 1),
+        (None, Some(z)) => format!("sequence numbers below {z}"),
+        (None, None) => "unknown sequence numbers".into(),
+    };
+    if b.ids_known {
+        parts.push(format!("all at {range}"));
+    } else {
+        parts.push(format!("and records unread, at {range}"));
     }
     parts.join("; ")
 }
