@@ -11,11 +11,13 @@
 // work_update_p99_ms and purge_ms (N/10 expired items), at the largest size.
 //
 // --seal times only a flush of the whole store and a cold open, plain and encrypted at rest,
-// alternated in one run (crates/memdag-bench/src/seal.rs), and prints their ratios.
+// alternated in one run (crates/memdag-bench/src/seal.rs), and prints their ratios, then the
+// floor: the ratios native AEADs (node:crypto) would give over the same bytes.
 //
 // Builds crates/memdag-bench for wasm32-unknown-unknown (release, +simd128), runs
 // wasm-bindgen --target nodejs (CLI 0.2.130, as pinned), loads it and prints the same table.
 // tests/bench/peers.mjs runs this workload too, side by side with the peer engines.
+import crypto from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultData, loadBench, locomo, option } from './lib.mjs';
@@ -70,8 +72,51 @@ if (args.includes('--seal')) {
     else console.error(`done: ${n} records`);
     out.push(JSON.parse(r));
   }
-  if (!json) console.log(bench.seal_table(JSON.stringify(out)));
+  // The floor under any cipher: native AEADs (OpenSSL through node:crypto, one thread) over
+  // as many bytes as the plain image, added to the plain flush and open of the same run. A
+  // sealed store cannot beat these ratios, whatever cipher runs inside the wasm.
+  const floors = out.map((r) => ({ records: r.records, ...aeadFloor(r) }));
+  if (json) console.log(JSON.stringify({ aead_floor: floors }));
+  else {
+    console.log(bench.seal_table(JSON.stringify(out)));
+    console.log('| records | native AEAD (node:crypto) | seal ms | open ms | best flush ratio | best open ratio |\n|---|---|---|---|---|---|');
+    for (const f of floors) {
+      for (const a of f.aeads) console.log(`| ${f.records} | ${a.name} | ${a.seal_ms.toFixed(0)} | ${a.open_ms.toFixed(0)} | ${a.flush_ratio.toFixed(3)} | ${a.open_ratio.toFixed(3)} |`);
+    }
+  }
   process.exit(0);
+}
+
+/** Seals and opens `r.stored_mb` of bytes in 1 MiB values with each native AEAD, the best of
+ * three passes, and the flush and open ratios that would give beside `r`'s plain times. */
+function aeadFloor(r) {
+  const part = 1 << 20;
+  const count = Math.max(1, Math.round((r.stored_mb * 1e6) / part));
+  const values = Array.from({ length: count }, (_, i) => Buffer.alloc(part, i & 255));
+  const key = Buffer.alloc(32, 0x5e);
+  const aad = Buffer.from('seg/0000000000000003/0');
+  const aeads = ['chacha20-poly1305', 'aes-256-gcm'].map((name) => {
+    let seal = Infinity;
+    let open = Infinity;
+    for (let pass = 0; pass < 3; pass++) {
+      let t = performance.now();
+      const sealed = values.map((v) => {
+        const iv = crypto.randomBytes(12);
+        const c = crypto.createCipheriv(name, key, iv, { authTagLength: 16 }).setAAD(aad);
+        return [iv, Buffer.concat([c.update(v), c.final()]), c.getAuthTag()];
+      });
+      seal = Math.min(seal, performance.now() - t);
+      t = performance.now();
+      for (const [iv, body, tag] of sealed) {
+        const d = crypto.createDecipheriv(name, key, iv, { authTagLength: 16 }).setAAD(aad);
+        d.setAuthTag(tag);
+        Buffer.concat([d.update(body), d.final()]);
+      }
+      open = Math.min(open, performance.now() - t);
+    }
+    return { name, seal_ms: seal, open_ms: open, flush_ratio: (r.flush_ms + seal) / r.flush_ms, open_ratio: (r.open_ms + open) / r.open_ms };
+  });
+  return { mb: (count * part) / 1e6, aeads };
 }
 
 const reports = [];

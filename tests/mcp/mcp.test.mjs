@@ -46,7 +46,7 @@ test('the MCP SDK client lists and calls every tool, keeps to the user, and gets
     assert.equal(client.getServerVersion().name, 'memdag');
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['ancestors', 'descendants', 'forget', 'get', 'grep', 'memories', 'recall', 'remember', 'search']);
+    assert.deepEqual(names, ['ancestors', 'descendants', 'forget', 'get', 'grep', 'memories', 'read_blob', 'recall', 'remember', 'search']);
     for (const t of tools) assert.equal(t.inputSchema.type, 'object', t.name);
 
     const search = text(await client.callTool({ name: 'search', arguments: { query: 'deploy timeout' } }));

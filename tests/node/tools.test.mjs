@@ -9,7 +9,7 @@ import { Memory, MemoryStorage } from '../../pkg/index.js';
 
 const NOW = Date.UTC(2024, 4, 15, 12);
 const DAY = 86_400_000;
-const NAMES = ['search', 'grep', 'get', 'ancestors', 'descendants', 'recall', 'remember', 'memories', 'forget'];
+const NAMES = ['search', 'grep', 'get', 'ancestors', 'descendants', 'recall', 'remember', 'memories', 'read_blob', 'forget'];
 
 test('tool schemas for OpenAI, Anthropic and MCP', () => {
   const mem = new Memory();

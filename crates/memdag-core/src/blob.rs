@@ -9,6 +9,8 @@
 use alloc::format;
 use alloc::string::String;
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{Error, Result};
 use crate::store::Store;
 
@@ -16,7 +18,68 @@ pub use crate::hash::blob_id;
 
 pub use crate::record::{blob_references, BLOB_REFERENCE};
 
+/// The most lines one [`Store::read_blob`] returns.
+pub const MAX_READ_LINES: usize = 2000;
+
+/// A page of a blob's lines, from [`Store::read_blob`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlobPage {
+    pub id: String,
+    /// The lines, each with its line break: the pages of a blob, read one after another,
+    /// concatenate to its exact text.
+    pub text: String,
+    /// The first line of the page, counted from 1.
+    pub from_line: usize,
+    /// Lines in the page.
+    pub lines: usize,
+    /// Lines in the whole blob (a final line without a break counts).
+    pub total_lines: usize,
+    /// The line to read on from, when the blob goes on after the page.
+    pub next_line: Option<usize>,
+}
+
 impl Store {
+    /// Lines `from_line` (counted from 1; 0 reads as 1) to `from_line + max_lines - 1` of a
+    /// blob, at most [`MAX_READ_LINES`] (0: that many): how an agent reads a cut tool result
+    /// back from the line its marker names. A `from_line` past the end gives an empty page.
+    /// [`Error::NotFound`] if there is no blob with this id.
+    pub fn read_blob(&self, id: &str, from_line: usize, max_lines: usize) -> Result<BlobPage> {
+        let text = self
+            .blob(id)
+            .ok_or_else(|| Error::NotFound { id: id.into() })?;
+        let from = from_line.max(1);
+        let max = match max_lines {
+            0 => MAX_READ_LINES,
+            n => n.min(MAX_READ_LINES),
+        };
+        let mut total = 0;
+        let mut start = text.len();
+        let mut end = text.len();
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            total += 1;
+            if total == from {
+                start = offset;
+            }
+            offset += line.len();
+            if total == from + max - 1 {
+                end = offset;
+            }
+        }
+        let start = start.min(end);
+        let lines = total.saturating_sub(from - 1).min(max);
+        let next = from + lines;
+        Ok(BlobPage {
+            id: id.into(),
+            text: text[start..end].into(),
+            from_line: from,
+            lines,
+            total_lines: total,
+            next_line: (next <= total).then_some(next),
+        })
+    }
+
     /// Stores `text` as a blob and returns its id, [`blob_id`] of the text. Idempotent.
     ///
     /// Errors: [`Error::InvalidInput`] in the (non-adversarial: never seen) case that another
@@ -50,6 +113,8 @@ impl Store {
         if removed {
             self.dirty.mark(crate::dirty::Touched::Blob(id.into()));
         }
+        #[cfg(feature = "std")]
+        self.remove_state(&crate::retention::meta_name(id));
         removed
     }
 

@@ -56,7 +56,8 @@ pub struct Purged {
 }
 
 impl Store {
-    /// Erases every record of `user`, the blobs only they referenced, and their index entries.
+    /// Erases every record of `user`, the blobs only they referenced, their index entries,
+    /// working memories and running summaries.
     /// The DAG is repaired as [`Store::delete`] repairs it. The next change set rewrites the
     /// whole store, so no stored key keeps the user's bytes once it is written.
     ///
@@ -68,7 +69,10 @@ impl Store {
         }
         let ids = self.ids_of_user(user);
         let removed = self.unlink_many(&ids)?;
-        let blobs = self.drop_unreferenced_blobs(&removed);
+        let mut blobs = self.drop_unreferenced_blobs(&removed);
+        blobs.extend(self.forget_blob_owner(user)?);
+        blobs.sort();
+        blobs.dedup();
         let mut work: Vec<String> = self
             .work_keys()
             .into_iter()
@@ -86,6 +90,7 @@ impl Store {
         }
         work.sort();
         work.dedup();
+        self.clear_running_summaries_of(user);
         self.search.text.purge_unused_terms();
         self.search.threads.purge_empty();
         self.persist.force_full_rewrite();

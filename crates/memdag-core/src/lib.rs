@@ -12,6 +12,7 @@
 //! # Layers
 //! Modules import downwards only (`scripts/check-layout.py` fails on a circle):
 //! ```text
+//!   pipeline (prepare, finish, running summary)
 //!   tools  export  compact  context  work  timeline  graph  reindex  erase
 //!   recall (gather, select, score)   search (queries: searcher, filter, grep)   memory
 //!       │                                   │                                   │
@@ -43,6 +44,7 @@ pub mod dag;
 pub mod dirty;
 pub mod envelope;
 pub mod ids;
+pub mod importance;
 #[cfg(feature = "std")]
 pub mod index;
 pub mod keys;
@@ -76,9 +78,13 @@ pub mod memory;
 #[cfg(feature = "std")]
 pub mod part;
 #[cfg(feature = "std")]
+pub mod pipeline;
+#[cfg(feature = "std")]
 pub mod recall;
 #[cfg(feature = "std")]
 pub mod reindex;
+#[cfg(feature = "std")]
+pub mod retention;
 #[cfg(feature = "std")]
 pub mod seal;
 #[cfg(feature = "std")]

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::hash::Fnv;
 use crate::ids::IdIndex;
 use crate::limits::Limits;
-use crate::record::{NewTurn, Record, DEFAULT_IMPORTANCE, MAX_ID_LEN};
+use crate::record::{NewTurn, Record, MAX_ID_LEN};
 use serde::{Deserialize, Serialize};
 
 pub use memdag_types::Slot;
@@ -115,7 +115,10 @@ impl Store {
             return Err(Error::invalid("thread must not be empty"));
         }
         self.limits.check_turn(&turn)?;
-        let importance = turn.importance.unwrap_or(DEFAULT_IMPORTANCE);
+        // A turn that states no importance gets the estimate of its own signals.
+        let importance = turn
+            .importance
+            .unwrap_or_else(|| crate::importance::estimate(&turn).importance);
         if !(0.0..=1.0).contains(&importance) {
             return Err(Error::invalid(format!(
                 "importance must be in 0..=1, got {importance}"

@@ -1,7 +1,8 @@
 //! Tools: memdag's memory offered to a model, defined once and emitted for every API.
 //!
 //! [`TOOLS`] are Mode-2 search (`search`, `grep`, `get`, `ancestors`, `descendants`), Mode-1
-//! `recall`, and long-term memory (`remember`, `memories`, `forget`), each with a JSON Schema
+//! `recall`, long-term memory (`remember`, `memories`, `forget`) and `read_blob` (a cut tool
+//! output read back by line, see [`crate::retention`]), each with a JSON Schema
 //! of its arguments. [`tool_schemas`] emits them as OpenAI function-calling tools, Anthropic
 //! tools or MCP tools; [`Store::call_tool`] runs one by name with its JSON arguments and
 //! answers JSON. So an agent loop wires memdag in three lines: schemas into the model
@@ -89,7 +90,7 @@ impl ToolDef {
 const KINDS: [&str; 4] = ["personal", "procedural", "tool", "fact"];
 
 /// Every tool, in the order they are offered.
-pub const TOOLS: [ToolDef; 9] = [
+pub const TOOLS: [ToolDef; 10] = [
     ToolDef {
         name: "search",
         description: "Search past turns and long-term memories by meaning and keywords (hybrid BM25 and vectors). Relative dates in the query (\"last week\", \"上周\") filter by time. Returns ids, scores and snippets; use get for a full record.",
@@ -189,6 +190,20 @@ pub const TOOLS: [ToolDef; 9] = [
                     "limit": {"type": "integer", "minimum": 1, "maximum": 200}
                 }),
                 &[],
+            )
+        },
+    },
+    ToolDef {
+        name: "read_blob",
+        description: "Read a stored tool output back, by line. A tool result cut to fit the context ends with a marker like [memdag: truncated, ...; full text in blob b0123456789abcdef; more from line 37]: pass that blob id and line to read on from there.",
+        schema: || {
+            object(
+                json!({
+                    "id": {"type": "string", "description": "The blob id from the marker (b and 16 hex digits)."},
+                    "from_line": {"type": "integer", "minimum": 1, "description": "The first line to read, counted from 1 (default 1)."},
+                    "lines": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "How many lines (default 200)."}
+                }),
+                &["id"],
             )
         },
     },
@@ -327,6 +342,16 @@ struct RememberArgs {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct ReadBlobArgs {
+    id: String,
+    #[serde(default)]
+    from_line: Option<usize>,
+    #[serde(default)]
+    lines: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MemoriesArgs {
     #[serde(default)]
     query: Option<String>,
@@ -434,6 +459,16 @@ impl Store {
                 )?;
                 let out: Vec<Value> = records.iter().map(|r| brief(r)).collect();
                 Ok(json!({"records": out}))
+            }
+            "read_blob" => {
+                let a: ReadBlobArgs = args(name, arguments)?;
+                let page = self.read_blob_as(
+                    user.as_deref(),
+                    &a.id,
+                    a.from_line.unwrap_or(1).max(1),
+                    a.lines.unwrap_or(200).clamp(1, crate::blob::MAX_READ_LINES),
+                )?;
+                serde_json::to_value(page).map_err(|e| Error::invalid(e.to_string()))
             }
             "recall" => {
                 let a: RecallArgs = args(name, arguments)?;

@@ -203,6 +203,35 @@ fn a_crash_after_any_write_leaves_the_state_before_or_after() {
 }
 
 #[test]
+fn batched_flushes_keep_the_segment_count_bounded_as_merges_climb_classes() {
+    // Each flush holds a batch of turns, as `memdag ingest` writes: merged segments land a
+    // size class up, behind the flush that merged them, and must still merge in turn.
+    let mut kv = Kv::new();
+    let mut s = Store::new();
+    let padding = "a line of a tool log that makes the turn about a kilobyte long. ".repeat(16);
+    let flushes = 48 * FANOUT;
+    for f in 0..flushes {
+        for j in 0..5 {
+            let i = f * 5 + j;
+            let mut t = vturn(i, &[]);
+            t.input = format!("{} {padding}", t.input);
+            s.add_turn(t).unwrap();
+        }
+        apply(&mut kv, &mut s);
+    }
+    let classes: BTreeSet<u8> = s.segments().iter().map(|g| g.level).collect();
+    assert!(classes.len() >= 2, "classes {classes:?}");
+    // At most FANOUT - 1 segments wait in each class, and one flush more.
+    let bound = classes.len() * (FANOUT - 1) + 1;
+    assert!(
+        s.segments().len() <= bound,
+        "{} segments after {flushes} flushes (classes {classes:?}, bound {bound})",
+        s.segments().len()
+    );
+    assert_eq!(dump(&reload(&kv).unwrap()), dump(&s));
+}
+
+#[test]
 fn a_requeued_change_set_is_written_again_whatever_part_of_it_landed() {
     for stop_at in [0usize, 1, 2, 3, 5, 8, 100] {
         let mut kv = Kv::new();

@@ -12,6 +12,9 @@
 //!   size. A `memory.grow` past it traps at once with [`LimitKind::Memory`] (rather than
 //!   returning -1, which a Rust guest turns into an abort with a vaguer message).
 //!
+//! - **data handed out**: a call may return as many bytes as the guest's memory may hold
+//!   ([`Limits::hostcall_bytes`]), no fewer.
+//!
 //! A trapped instance is never entered again: [`crate::Memory`] throws it away and
 //! instantiates a fresh one on the same [`crate::Kv`] at the next call, so the host stays
 //! usable and sees exactly what the guest had durably written.
@@ -96,6 +99,7 @@ impl Limits {
     /// before every call into the guest. The store's engine must come from
     /// [`Limits::engine`] (or a config passed through [`Limits::configure`]).
     pub fn arm<T>(&self, store: &mut Store<T>) -> wasmtime::Result<()> {
+        store.set_hostcall_fuel(self.hostcall_bytes());
         if let Some(fuel) = self.fuel {
             store.set_fuel(fuel)?;
         }
@@ -104,6 +108,14 @@ impl Limits {
             store.epoch_deadline_trap();
         }
         Ok(())
+    }
+
+    /// The most bytes one call may hand from the guest to the host (Wasmtime's hostcall fuel):
+    /// as much as the guest's memory may hold. Wasmtime's default of 128 MiB made a `memdag
+    /// export` of a store of 100,000 turns fail, although the guest held it well within its
+    /// memory limit; the memory limit already bounds what a guest can make the host copy.
+    pub fn hostcall_bytes(&self) -> usize {
+        self.max_memory_bytes.unwrap_or(usize::MAX)
     }
 
     /// The timeout in ticks, rounded up, at least one.

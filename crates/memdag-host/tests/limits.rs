@@ -225,3 +225,16 @@ fn the_component_past_its_timeout_traps_and_the_memory_recovers() {
     );
     assert_eq!(memory.len().unwrap(), 1);
 }
+
+#[test]
+fn a_call_may_hand_the_host_as_much_as_the_guest_memory_holds() {
+    // Wasmtime's own default (128 MiB) failed `memdag export` of a store of 100,000 turns.
+    let (store, _) = sandboxed(LOOP_FOREVER, Limits::DEFAULT);
+    assert_eq!(
+        store.hostcall_fuel(),
+        Limits::DEFAULT.max_memory_bytes.unwrap()
+    );
+    assert!(store.hostcall_fuel() > 128 << 20);
+    let (store, _) = sandboxed(LOOP_FOREVER, Limits::NONE);
+    assert_eq!(store.hostcall_fuel(), usize::MAX);
+}

@@ -136,6 +136,9 @@ pub const MAX_ID_LEN: usize = 256;
 /// `memdag_core::context::compact_tool_result`): how a record references a blob.
 pub const BLOB_REFERENCE: &str = "; full text in blob ";
 
+/// The words after the blob id in a truncation marker, before the line to read on from.
+pub const MORE_FROM_LINE: &str = "; more from line ";
+
 /// The blob ids referenced by truncation markers anywhere in `text`.
 pub fn blob_references(text: &str) -> impl Iterator<Item = &str> {
     text.match_indices(BLOB_REFERENCE)
@@ -144,7 +147,7 @@ pub fn blob_references(text: &str) -> impl Iterator<Item = &str> {
             let id = rest.get(..17)?;
             let well_formed = id.starts_with('b')
                 && id[1..].bytes().all(|b| b.is_ascii_hexdigit())
-                && rest[17..].starts_with(']');
+                && (rest[17..].starts_with(']') || rest[17..].starts_with(MORE_FROM_LINE));
             well_formed.then_some(id)
         })
 }

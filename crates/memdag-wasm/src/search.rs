@@ -52,6 +52,9 @@ pub struct SearchInput {
     now: Option<i64>,
     offset_minutes: Option<i32>,
     time: Option<TimeUse>,
+    importance_weight: Option<f32>,
+    recency_weight: Option<f32>,
+    half_life_ms: Option<i64>,
 }
 
 impl SearchInput {
@@ -83,6 +86,9 @@ impl SearchInput {
             now: Some(now),
             offset_minutes: i.offset_minutes.unwrap_or(d.offset_minutes),
             time: i.time.unwrap_or(d.time),
+            importance_weight: i.importance_weight.unwrap_or(d.importance_weight),
+            recency_weight: i.recency_weight.unwrap_or(d.recency_weight),
+            half_life_ms: i.half_life_ms.unwrap_or(d.half_life_ms),
         }
     }
 }

@@ -34,6 +34,7 @@ pub fn config(c: wit::MemoryConfig) -> MemoryConfig {
             .collect(),
         aliases: c.aliases.into_iter().collect(),
         recall_confidence: c.recall_confidence,
+        blob_max_age_ms: c.blob_max_age_ms,
     }
 }
 
@@ -62,6 +63,7 @@ pub fn config_out(c: MemoryConfig) -> wit::MemoryConfig {
             .collect(),
         aliases: c.aliases.into_iter().collect(),
         recall_confidence: c.recall_confidence,
+        blob_max_age_ms: c.blob_max_age_ms,
     }
 }
 

@@ -4,11 +4,12 @@
 //! summaries tend to come last) and appends a marker line:
 //!
 //! ```text
-//! [memdag: truncated, 812 of 5230 tokens shown; full text in blob b0123456789abcdef]
+//! [memdag: truncated, 812 of 5230 tokens shown; full text in blob b0123456789abcdef; more from line 37]
 //! ```
 //!
 //! The blob id is [`blob_id`] of the full text, so the marker can be written before the blob is
-//! stored, and [`Store::blob`] returns the text later. Recent results get a higher limit than
+//! stored, and [`Store::blob`] returns the text later; the line is where the shown head stops,
+//! to read on with [`Store::read_blob`]. Recent results get a higher limit than
 //! old ones ([`ToolResultLimits`]).
 
 use alloc::format;
@@ -24,6 +25,7 @@ use crate::tokens::TokenCounter;
 
 const MARKER_OPEN: &str = "[memdag: truncated, ";
 const MARKER_BLOB: &str = crate::blob::BLOB_REFERENCE;
+const MARKER_LINE: &str = crate::record::MORE_FROM_LINE;
 
 /// Token limits of tool results. The serde defaults are the values of [`Default`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,10 +79,13 @@ pub fn compact_tool_result(counter: &TokenCounter, text: &str, limit: usize) -> 
         };
     }
     let id = blob_id(text);
-    let marker = |shown: usize| {
-        format!("\n{MARKER_OPEN}{shown} of {original_tokens} tokens shown{MARKER_BLOB}{id}]")
+    let marker = |shown: usize, line: usize| {
+        format!(
+            "\n{MARKER_OPEN}{shown} of {original_tokens} tokens shown{MARKER_BLOB}{id}{MARKER_LINE}{line}]"
+        )
     };
-    let mut room = limit.saturating_sub(counter.count(&marker(original_tokens)));
+    let lines = text.split_inclusive('\n').count();
+    let mut room = limit.saturating_sub(counter.count(&marker(original_tokens, lines)));
     loop {
         let out = cut_with_marker(counter, text, room, &marker);
         let tokens = counter.count(&out);
@@ -104,7 +109,7 @@ fn cut_with_marker(
     counter: &TokenCounter,
     text: &str,
     room: usize,
-    marker: &dyn Fn(usize) -> String,
+    marker: &dyn Fn(usize, usize) -> String,
 ) -> String {
     const ELLIPSIS: &str = "\n…\n";
     let room = room.saturating_sub(counter.count(ELLIPSIS));
@@ -118,7 +123,7 @@ fn cut_with_marker(
         out.push_str(tail);
     }
     let shown = counter.count(&out);
-    out.push_str(&marker(shown));
+    out.push_str(&marker(shown, head.matches('\n').count() + 1));
     out
 }
 
@@ -126,8 +131,11 @@ fn cut_with_marker(
 pub fn marker_blob_id(text: &str) -> Option<&str> {
     let start = text.rfind(MARKER_OPEN)?;
     let marker = &text[start..];
-    let id = marker.split(MARKER_BLOB).nth(1)?.strip_suffix(']')?;
-    (id.len() == 17 && id.starts_with('b')).then_some(id)
+    let rest = marker.split(MARKER_BLOB).nth(1)?;
+    let id = rest.get(..17)?;
+    let after = &rest[17..];
+    let well_formed = after == "]" || (after.starts_with(MARKER_LINE) && after.ends_with(']'));
+    (well_formed && id.starts_with('b')).then_some(id)
 }
 
 impl Store {
@@ -142,6 +150,30 @@ impl Store {
         counter: &TokenCounter,
         messages: &mut [Message],
         limits: &ToolResultLimits,
+    ) -> Result<Vec<String>> {
+        self.cut_tool_results(counter, messages, limits, None)
+    }
+
+    /// [`Store::compact_tool_results`], storing each blob for `user` at `now`
+    /// ([`Store::put_blob_for`]): the blobs age from `now` (see [`crate::retention`]) and that
+    /// user's tools may read them back.
+    pub fn compact_tool_results_for(
+        &mut self,
+        counter: &TokenCounter,
+        messages: &mut [Message],
+        limits: &ToolResultLimits,
+        user: Option<&str>,
+        now: i64,
+    ) -> Result<Vec<String>> {
+        self.cut_tool_results(counter, messages, limits, Some((user, now)))
+    }
+
+    fn cut_tool_results(
+        &mut self,
+        counter: &TokenCounter,
+        messages: &mut [Message],
+        limits: &ToolResultLimits,
+        owner: Option<(Option<&str>, i64)>,
     ) -> Result<Vec<String>> {
         let mut ids = Vec::new();
         let mut seen_tools = 0usize;
@@ -161,7 +193,10 @@ impl Store {
             };
             let cut = compact_tool_result(counter, &full, limit);
             if let (Some(id), Some(full)) = (cut.blob_id, cut.full) {
-                let stored = self.put_blob(full)?;
+                let stored = match owner {
+                    Some((user, now)) => self.put_blob_for(full, user, now)?,
+                    None => self.put_blob(full)?,
+                };
                 debug_assert_eq!(stored, id);
                 ids.push(id);
             }

@@ -63,6 +63,9 @@ pub struct MemoryConfig {
     /// default, 0.6, is where the rules' items on annotated conversations are mostly facts a
     /// careful reader notes (see `memdag-bench --memory`).
     pub recall_confidence: f32,
+    /// The age (ms) past which a stored tool output that no record references is removed, at
+    /// `prepare` and at open (default a week; `None` keeps them). See [`crate::retention`].
+    pub blob_max_age_ms: Option<i64>,
 }
 
 impl Default for MemoryConfig {
@@ -92,6 +95,7 @@ impl Default for MemoryConfig {
             half_life_ms: BTreeMap::new(),
             aliases: BTreeMap::new(),
             recall_confidence: 0.6,
+            blob_max_age_ms: Some(crate::retention::DEFAULT_BLOB_MAX_AGE_MS),
         }
     }
 }
@@ -111,9 +115,12 @@ impl MemoryConfig {
             .ttl_ms
             .values()
             .chain(self.half_life_ms.values())
+            .chain(self.blob_max_age_ms.iter())
             .any(|&ms| ms <= 0)
         {
-            return Err(Error::invalid("ttlMs and halfLifeMs must be positive"));
+            return Err(Error::invalid(
+                "ttlMs, halfLifeMs and blobMaxAgeMs must be positive",
+            ));
         }
         Ok(())
     }

@@ -37,5 +37,5 @@ pub use crate::index::bm25::{Bm25Params, FieldWeights};
 pub use crate::index::embed::{embed as builtin_embed, BUILTIN_DIMENSION};
 pub use query::{
     Fusion, GrepMatch, GrepQuery, LogField, Scope, SearchFilter, SearchHit, SearchMode,
-    SearchQuery, SearchResults, TimeUse,
+    SearchQuery, SearchResults, TimeUse, DEFAULT_SEARCH_HALF_LIFE_MS,
 };

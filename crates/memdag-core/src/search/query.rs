@@ -155,7 +155,20 @@ pub struct SearchQuery {
     /// Minutes east of UTC, for the days of time expressions (default 0).
     pub offset_minutes: i32,
     pub time: TimeUse,
+    /// Importance in the ranking, 0 to 1 (default 0: off). A hit's score is multiplied by
+    /// `1 + w·(2·importance − 1)`: a turn of importance 1 gains up to `w`, one of 0 loses up
+    /// to `w`, a plain one (0.5) is unchanged. See [`crate::importance`].
+    pub importance_weight: f32,
+    /// Recency in the ranking, 0 to 1 (default 0: off). A hit's score is multiplied by
+    /// `1 − w·(1 − 2^(−age / half_life_ms))`, its age counted from `now` (else from the newest
+    /// candidate).
+    pub recency_weight: f32,
+    /// The half-life of recency, in ms (default 30 days).
+    pub half_life_ms: i64,
 }
+
+/// The default half-life of search's recency term: 30 days.
+pub const DEFAULT_SEARCH_HALF_LIFE_MS: i64 = 30 * 24 * 3600 * 1000;
 
 impl SearchQuery {
     /// Whether a host with an embedder should give this query a vector before it runs: it
@@ -188,6 +201,9 @@ impl Default for SearchQuery {
             now: None,
             offset_minutes: 0,
             time: TimeUse::Filter,
+            importance_weight: 0.0,
+            recency_weight: 0.0,
+            half_life_ms: DEFAULT_SEARCH_HALF_LIFE_MS,
         }
     }
 }

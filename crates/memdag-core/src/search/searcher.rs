@@ -9,7 +9,9 @@
 //!    lookup, cosine by one dot product); hybrid fuses them (weighted min-max or RRF).
 //! 5. Context: each member borrows `β ·` its best neighbour's score, and gains `γ ·` the best
 //!    score in its thread (thread scope).
-//! 6. Drop hits under `min_score`, dedup identical input+output, truncate to `k`, and cut
+//! 6. When asked, weigh importance and recency into each score
+//!    ([`SearchQuery::importance_weight`], [`SearchQuery::recency_weight`]).
+//! 7. Drop hits under `min_score`, dedup identical input+output, truncate to `k`, and cut
 //!    snippets for the survivors only.
 //!
 //! A query whose text has no indexed term, or a store with no vectors, gives an empty signal,
@@ -150,9 +152,12 @@ impl Store {
             || !(0.0..=1.0).contains(&q.thread_scope)
             || q.rrf_k.is_nan()
             || q.rrf_k < 0.0
+            || !(0.0..=1.0).contains(&q.importance_weight)
+            || !(0.0..=1.0).contains(&q.recency_weight)
+            || q.half_life_ms <= 0
         {
             return Err(Error::invalid(
-                "bm25 parameters, vector_weight, context, thread_scope or rrf_k out of range",
+                "bm25 parameters, vector_weight, context, thread_scope, rrf_k, importance_weight, recency_weight or half_life_ms out of range",
             ));
         }
         if q.min_score.is_some_and(|s| s.is_nan()) {
@@ -267,6 +272,9 @@ impl Store {
                 }
             }
         }
+        if q.importance_weight > 0.0 || q.recency_weight > 0.0 {
+            self.weigh_priors(&mut scores, q);
+        }
         let mut top = TopK::new(cands.len());
         for (&slot, &s) in &scores {
             if q.min_score.is_none_or(|m| s >= m) {
@@ -319,6 +327,30 @@ impl Store {
             });
         }
         Ok(hits)
+    }
+
+    /// Multiplies each score by the query's importance and recency factors (see
+    /// [`SearchQuery::importance_weight`]); a negative score (a cosine below 0) is left alone,
+    /// as a factor would lift it.
+    fn weigh_priors(&self, scores: &mut BTreeMap<Slot, f32>, q: &SearchQuery) {
+        let now = q.now.unwrap_or_else(|| {
+            scores
+                .keys()
+                .filter_map(|&s| self.slot(s).map(|r| r.created_at))
+                .max()
+                .unwrap_or(0)
+        });
+        for (&slot, s) in scores.iter_mut() {
+            let Some(r) = self.slot(slot) else { continue };
+            if *s <= 0.0 {
+                continue;
+            }
+            let importance = 1.0 + q.importance_weight * (2.0 * r.importance - 1.0);
+            let age = now.saturating_sub(r.created_at).max(0) as f64;
+            let decay = (-(age / q.half_life_ms as f64) * core::f64::consts::LN_2).exp() as f32;
+            let recency = 1.0 - q.recency_weight * (1.0 - decay);
+            *s *= importance * recency;
+        }
     }
 
     /// Regular-expression search over raw logs; see [`crate::search::grep`].

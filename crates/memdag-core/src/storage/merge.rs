@@ -48,13 +48,8 @@ impl Store {
         fresh: usize,
     ) -> Option<core::ops::Range<usize>> {
         let older = segments.len().checked_sub(fresh)?;
-        if older >= FANOUT {
-            let run = older - FANOUT..older;
-            let class = segments[run.start].level;
-            let bytes: u64 = segments[run.clone()].iter().map(|s| s.bytes).sum();
-            if segments[run.clone()].iter().all(|s| s.level == class) && bytes <= MERGE_CAP {
-                return Some(run);
-            }
+        if let Some(run) = tiered_run(&segments[..older]) {
+            return Some(run);
         }
         // A segment mostly shadowed by later ones is rewritten alone. Counting live entries
         // scans every record and node, so it is done every 16th generation only.
@@ -108,5 +103,60 @@ impl Store {
             }
         }
         live
+    }
+}
+
+/// The newest run of [`FANOUT`] adjacent segments of one size class that together hold at
+/// most [`MERGE_CAP`] bytes. Any such run, not only the newest segments: a merge's output lands
+/// where its run was, often a class up, and the segments written after it (the flush that
+/// triggered the merge is one) would otherwise keep the run below from ever being the newest.
+/// Adjacent, because the merged segment takes its run's place in apply order.
+fn tiered_run(older: &[SegmentInfo]) -> Option<core::ops::Range<usize>> {
+    (FANOUT..=older.len())
+        .rev()
+        .map(|end| end - FANOUT..end)
+        .find(|run| {
+            let window = &older[run.clone()];
+            window.iter().all(|s| s.level == window[0].level)
+                && window.iter().map(|s| s.bytes).sum::<u64>() <= MERGE_CAP
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(generation: u64, level: u8, bytes: u64) -> SegmentInfo {
+        SegmentInfo {
+            generation,
+            level,
+            bytes,
+            ..SegmentInfo::default()
+        }
+    }
+
+    #[test]
+    fn a_run_below_newer_segments_of_another_class_still_merges() {
+        // What the soak found: merged outputs (class 2) behind the flush that merged them.
+        let mut older: Vec<SegmentInfo> = (0..3).map(|g| seg(g, 2, 1 << 20)).collect();
+        older.extend((3..11).map(|g| seg(g, 2, 1 << 20)));
+        older.push(seg(11, 1, 200 << 10));
+        assert_eq!(tiered_run(&older), Some(3..11));
+        // The newest qualifying run wins.
+        older.extend((12..20).map(|g| seg(g, 1, 200 << 10)));
+        assert_eq!(tiered_run(&older), Some(12..20));
+    }
+
+    #[test]
+    fn no_run_of_mixed_classes_or_over_the_cap() {
+        let mixed: Vec<SegmentInfo> = (0..2 * FANOUT as u64)
+            .map(|g| seg(g, (g % 2) as u8, 1 << 10))
+            .collect();
+        assert_eq!(tiered_run(&mixed), None);
+        let big: Vec<SegmentInfo> = (0..FANOUT as u64)
+            .map(|g| seg(g, 3, MERGE_CAP / 4))
+            .collect();
+        assert_eq!(tiered_run(&big), None);
+        assert_eq!(tiered_run(&big[..FANOUT - 1]), None);
     }
 }

@@ -34,8 +34,9 @@
 //! ```
 //!
 //! One add into a large store writes one segment part and `head`: two keys. Merges are
-//! size-tiered: when the [`FANOUT`] newest segments below the new one share a size class and
-//! together hold at most [`MERGE_CAP`] bytes, they are rewritten as one. A segment whose live
+//! size-tiered: when [`FANOUT`] adjacent segments below the new one share a size class and
+//! together hold at most [`MERGE_CAP`] bytes, they are rewritten as one (the newest such run;
+//! the merged segment takes its place). A segment whose live
 //! entries have fallen below half (its records deleted, its graph nodes rewritten by later
 //! segments) is rewritten alone. So a flush never merges more than [`MERGE_CAP`] bytes, and
 //! the number of segments grows with the size of the store, not with the number of flushes.
