@@ -21,6 +21,7 @@ use crate::bindings::memdag::core::types::{Error, Record};
 use crate::{convert, embed, persist};
 
 mod guest;
+mod pipeline;
 
 /// The state behind one `store` handle.
 enum State {

@@ -18,6 +18,16 @@ pub use crate::hash::blob_id;
 
 pub use crate::record::{blob_references, BLOB_REFERENCE};
 
+/// The document prefix of a blob's metadata (`crate::retention`): `blob-meta/<id>`. Named
+/// here, so that removing a blob removes its metadata without this module naming retention.
+pub const BLOB_META_PREFIX: &str = "blob-meta/";
+
+/// The document name of a blob's metadata.
+#[cfg(feature = "std")]
+pub(crate) fn meta_name(id: &str) -> String {
+    format!("{BLOB_META_PREFIX}{id}")
+}
+
 /// The most lines one [`Store::read_blob`] returns.
 pub const MAX_READ_LINES: usize = 2000;
 
@@ -114,7 +124,7 @@ impl Store {
             self.dirty.mark(crate::dirty::Touched::Blob(id.into()));
         }
         #[cfg(feature = "std")]
-        self.remove_state(&crate::retention::meta_name(id));
+        self.remove_state(&meta_name(id));
         removed
     }
 

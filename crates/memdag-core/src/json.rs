@@ -143,6 +143,22 @@ pub fn turn_from_json(text: &str, now: i64) -> Result<NewTurn> {
     turn_from_value(value, now)
 }
 
+/// Chat messages from their JSON text: an array of messages in the shape of
+/// [`crate::context::Message`] (OpenAI's message objects read too). [`Error::InvalidInput`]
+/// names the message that is not one.
+pub fn messages_from_json(text: &str) -> Result<Vec<crate::context::Message>> {
+    let values: Vec<Value> = serde_json::from_str(text)
+        .map_err(|e| Error::invalid(std::format!("messages: not a JSON array of messages: {e}")))?;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            serde_json::from_value(v)
+                .map_err(|e| Error::invalid(std::format!("messages[{i}]: {e}")))
+        })
+        .collect()
+}
+
 /// A record as JSON shows it (see the module docs).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -20,13 +20,10 @@ use std::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use crate::blob::{BlobPage, MAX_READ_LINES};
+use crate::blob::{meta_name, BlobPage, BLOB_META_PREFIX, MAX_READ_LINES};
 use crate::codec::{from_msgpack, to_msgpack};
 use crate::error::{Error, Result};
 use crate::store::Store;
-
-/// The document prefix of blob metadata.
-pub const BLOB_META_PREFIX: &str = "blob-meta/";
 
 /// The default of the memory setting `blobMaxAgeMs`: a week.
 pub const DEFAULT_BLOB_MAX_AGE_MS: i64 = 7 * 24 * 3600 * 1000;
@@ -39,10 +36,6 @@ pub struct BlobMeta {
     pub stored_at: i64,
     /// The users it was stored for, sorted; empty: stored without a user.
     pub users: Vec<String>,
-}
-
-pub(crate) fn meta_name(id: &str) -> String {
-    std::format!("{BLOB_META_PREFIX}{id}")
 }
 
 impl Store {

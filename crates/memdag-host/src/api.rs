@@ -9,9 +9,11 @@ mod tools;
 mod work;
 
 use crate::bindings::exports::memdag::core::context::{
-    ContextCheck, Message, ToolResultCut, ToolResultLimits,
+    BlobPage, ContextCheck, Message, PrepareOptions, Prepared, ToolResultCut, ToolResultLimits,
 };
-use crate::bindings::exports::memdag::core::memory::{Compactor, ToolResults};
+use crate::bindings::exports::memdag::core::memory::{
+    Compactor, FinishOptions, Finished, ToolResults,
+};
 use crate::bindings::memdag::core::query::{
     Encoding, GrepMatch, GrepQuery, Recall, RecallQuery, SearchHit, SearchQuery,
 };
@@ -157,6 +159,49 @@ impl Memory {
     /// The text of a blob, or `None`.
     pub fn get_blob(&mut self, id: &str) -> Result<Option<String>, Error> {
         self.store_call(|s, st, h| s.call_get_blob(st, h, id))
+    }
+
+    /// The one call before a turn: cut tool results, split, fold the older part into the
+    /// thread's running summary (through the host LLM with `use_llm`), recall. See
+    /// `store.prepare` in `wit/memory.wit`.
+    pub fn prepare(
+        &mut self,
+        messages: &[Message],
+        options: &PrepareOptions,
+    ) -> Result<Prepared, Error> {
+        self.store_call(|s, st, h| s.call_prepare(st, h, messages, options))
+    }
+
+    /// The one call after a turn: the turn with its cited parents, then learning.
+    pub fn finish(&mut self, turn: &NewTurn, options: FinishOptions) -> Result<Finished, Error> {
+        self.store_call(|s, st, h| s.call_finish(st, h, turn, options))
+    }
+
+    /// Lines of a stored tool output from `from_line` (1 is the first), at most `lines`
+    /// (0: 2000); with `user`, only a blob of theirs.
+    pub fn read_blob(
+        &mut self,
+        id: &str,
+        from_line: u32,
+        lines: u32,
+        user: Option<&str>,
+    ) -> Result<BlobPage, Error> {
+        self.store_call(|s, st, h| s.call_read_blob(st, h, id, from_line, lines, user))
+    }
+
+    /// Removes stored tool outputs past their age (the memory setting `blob-max-age-ms`) as of
+    /// `now` (default: the clock); returns their ids.
+    pub fn retain_blobs(&mut self, now: Option<i64>) -> Result<Vec<String>, Error> {
+        self.store_call(|s, st, h| s.call_retain_blobs(st, h, now))
+    }
+
+    /// The running summary of a thread for a user, as Markdown, if there is one.
+    pub fn running_summary(
+        &mut self,
+        thread: &str,
+        user: Option<&str>,
+    ) -> Result<Option<String>, Error> {
+        self.store_call(|s, st, h| s.call_running_summary(st, h, thread, user))
     }
 
     /// Deletes a record, re-parenting its children onto its parents. Returns it.

@@ -51,10 +51,11 @@ pub mod bindings {
 }
 
 pub use bindings::exports::memdag::core::context::{
-    ContextCheck, Message, Role, ToolResultCut, ToolResultLimits,
+    BlobPage, ContextCheck, Message, PrepareOptions, PrepareTimings, Prepared, Role, SummarizedBy,
+    ToolResultCut, ToolResultLimits,
 };
 pub use bindings::exports::memdag::core::memory::{
-    Compactor, Embeddings, ToolContext, ToolResults,
+    Compactor, Embeddings, FinishOptions, Finished, ToolContext, ToolResults,
 };
 pub use bindings::memdag::core::graph::{
     Edge, GraphQuery, Node, Subgraph, TimelineDay, TimelineEntry, TimelineQuery,
@@ -67,8 +68,8 @@ pub use bindings::memdag::core::items::{
 };
 pub use bindings::memdag::core::query::{
     Encoding, FieldWeights, Fusion, Grain, GrepMatch, GrepQuery, Recall, RecallItem, RecallQuery,
-    RecallSection, Scope, SearchFilter, SearchHit, SearchMode, SearchQuery, SearchResults,
-    TimeExpr, TimeUse,
+    RecallSection, RecallWeights, Scope, SearchFilter, SearchHit, SearchMode, SearchQuery,
+    SearchResults, TimeExpr, TimeUse,
 };
 pub use bindings::memdag::core::types::{
     Added, CompactNode, Damage, DamagedBlock, Error as MemoryError, ErrorCode, Forgotten, Group,
@@ -128,6 +129,9 @@ pub fn search_query(text: &str, mode: SearchMode, k: u32) -> SearchQuery {
         now: None,
         offset_minutes: None,
         time: None,
+        importance_weight: None,
+        recency_weight: None,
+        half_life_ms: None,
     }
 }
 
@@ -163,6 +167,39 @@ pub fn recall_query(thread: &str, user: Option<&str>) -> RecallQuery {
         work_tokens: None,
         since: None,
         until: None,
+        half_life_ms: None,
+        match_user_only: None,
+        item_tokens: None,
+        raw_item_tokens: None,
+        weights: None,
+    }
+}
+
+/// `prepare` options for `thread` and `user` in a `window` of tokens, every other option at its
+/// default (the rules summarise; set `use_llm` to ask the host's LLM).
+pub fn prepare_options(thread: &str, user: Option<&str>, window: u32) -> PrepareOptions {
+    PrepareOptions {
+        thread: thread.into(),
+        user: user.map(str::to_string),
+        window,
+        threshold: None,
+        keep_tokens: None,
+        summary_tokens: None,
+        recall_tokens: None,
+        tool_limits: None,
+        recall: None,
+        now: None,
+        use_llm: false,
+    }
+}
+
+/// `finish` as an agent loop wants it: learn by the rules, cite, drop unknown parents.
+pub fn finish_options() -> FinishOptions {
+    FinishOptions {
+        learn: true,
+        learn_with_llm: false,
+        cite: true,
+        drop_unknown_parents: true,
     }
 }
 

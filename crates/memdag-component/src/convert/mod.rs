@@ -3,7 +3,8 @@
 //! Errors become the WIT `error` record: the core's stable code as `error-code`, its message,
 //! and the storage key or record ids it concerns. Records and turns are here;
 //! [`query`] converts search, grep and recall, [`context`] the context-window tools,
-//! [`items`] long-term memory items, [`damage`] what a damaged store lost, [`learn`] their settings, extraction and purge, [`work`]
+//! [`items`] long-term memory items, [`damage`] what a damaged store lost, [`learn`] their settings, extraction and purge, [`pipeline`]
+//! `prepare` and `finish`, [`work`]
 //! working memory, and [`graph`] the entity graph and the timeline.
 
 pub mod context;
@@ -11,6 +12,7 @@ pub mod damage;
 pub mod graph;
 pub mod items;
 pub mod learn;
+pub mod pipeline;
 pub mod query;
 pub mod work;
 

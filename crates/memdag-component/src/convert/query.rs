@@ -3,7 +3,7 @@
 //! A WIT `option` left none takes the core's default, which lives in the core's `Default`
 //! impls only. Counts cross the boundary as `u32`; sizes beyond it saturate.
 
-use memdag_core::recall::{Recall, RecallItem, RecallQuery, RecallSection};
+use memdag_core::recall::{Recall, RecallItem, RecallQuery, RecallSection, RecallWeights};
 use memdag_core::search::{
     FieldWeights, Fusion, GrepMatch, GrepQuery, Scope, SearchFilter, SearchHit, SearchMode,
     SearchQuery, SearchResults, TimeUse,
@@ -66,6 +66,9 @@ pub fn search_query(q: wit::SearchQuery) -> SearchQuery {
             wit::TimeUse::Boost => TimeUse::Boost,
             wit::TimeUse::Off => TimeUse::Off,
         }),
+        importance_weight: q.importance_weight.unwrap_or(d.importance_weight),
+        recency_weight: q.recency_weight.unwrap_or(d.recency_weight),
+        half_life_ms: q.half_life_ms.unwrap_or(d.half_life_ms),
         ..d
     }
 }
@@ -181,7 +184,21 @@ pub fn recall_query(q: wit::RecallQuery) -> RecallQuery {
         work_tokens: or(q.work_tokens, d.work_tokens),
         since: q.since,
         until: q.until,
-        ..d
+        half_life_ms: q.half_life_ms.unwrap_or(d.half_life_ms),
+        match_user_only: q.match_user_only.unwrap_or(d.match_user_only),
+        item_tokens: or(q.item_tokens, d.item_tokens),
+        raw_item_tokens: or(q.raw_item_tokens, d.raw_item_tokens),
+        weights: q.weights.map_or(d.weights, |w| RecallWeights {
+            recency: w.recency,
+            importance: w.importance,
+            access: w.access,
+            relevance: w.relevance,
+            known: w.known,
+            thread: w.thread,
+            user: w.user,
+            matched: w.matched,
+            ancestor: w.ancestor,
+        }),
     }
 }
 

@@ -8,9 +8,12 @@ use std::cell::RefCell;
 use memdag_core::{Cipher, Direction, Error as CoreError};
 
 use super::{llm, MemoryStore, State};
-use crate::bindings::exports::memdag::core::context::Message;
+use crate::bindings::exports::memdag::core::context::{
+    BlobPage, Message, PrepareOptions, Prepared,
+};
 use crate::bindings::exports::memdag::core::memory::{
-    self, Compactor, Embeddings, GuestStore, ToolContext, ToolResultLimits, ToolResults,
+    self, Compactor, Embeddings, FinishOptions, Finished, GuestStore, ToolContext,
+    ToolResultLimits, ToolResults,
 };
 use crate::bindings::memdag::core::graph::{
     Edge, GraphQuery, Subgraph, TimelineDay, TimelineQuery,
@@ -39,8 +42,9 @@ impl GuestStore for MemoryStore {
         let prefix = prefix.unwrap_or_default();
         persist::check_prefix(&prefix).map_err(|e| convert::error(&e))?;
         let cipher = cipher_of(key)?;
-        let store = persist::load(&prefix, embeddings == Embeddings::Builtin, cipher.as_ref())
+        let mut store = persist::load(&prefix, embeddings == Embeddings::Builtin, cipher.as_ref())
             .map_err(|e| convert::error(&e))?;
+        retain_at_open(&mut store);
         Ok(memory::Store::new(MemoryStore {
             prefix,
             embeddings,
@@ -59,8 +63,9 @@ impl GuestStore for MemoryStore {
         persist::check_prefix(&prefix).map_err(|e| convert::error(&e))?;
         let cipher = cipher_of(key)?;
         let builtin = embeddings == Embeddings::Builtin;
-        let (store, damage) = persist::load_salvaging(&prefix, builtin, cipher.as_ref())
+        let (mut store, damage) = persist::load_salvaging(&prefix, builtin, cipher.as_ref())
             .map_err(|e| convert::error(&e))?;
+        retain_at_open(&mut store);
         let damage = convert::damage::damage(&prefix, damage);
         Ok((
             memory::Store::new(MemoryStore {
@@ -268,6 +273,36 @@ impl GuestStore for MemoryStore {
 
     fn get_blob(&self, id: String) -> Result<Option<String>, Error> {
         self.with_store(|s| Ok(s.blob(&id).map(str::to_string)))
+    }
+
+    fn prepare(&self, messages: Vec<Message>, options: PrepareOptions) -> Result<Prepared, Error> {
+        self.prepare_messages(messages, options)
+    }
+
+    fn finish(&self, turn: NewTurn, options: FinishOptions) -> Result<Finished, Error> {
+        self.finish_turn(turn, options)
+    }
+
+    fn read_blob(
+        &self,
+        id: String,
+        from_line: u32,
+        lines: u32,
+        user: Option<String>,
+    ) -> Result<BlobPage, Error> {
+        self.read_blob_page(id, from_line, lines, user)
+    }
+
+    fn retain_blobs(&self, now: Option<i64>) -> Result<Vec<String>, Error> {
+        self.retain(now)
+    }
+
+    fn running_summary(
+        &self,
+        thread: String,
+        user: Option<String>,
+    ) -> Result<Option<String>, Error> {
+        self.summary_of(thread, user)
     }
 
     fn delete(&self, id: String) -> Result<Record, Error> {
@@ -547,6 +582,13 @@ fn group(g: memdag_core::store::Group) -> Group {
 }
 
 /// The cipher of a 32-byte key, if one is given.
+/// Retention at open, by the host's clock: stored tool outputs past their age leave memory
+/// now and `kv` with the next change. A failure here (an unreadable blob's metadata) is left
+/// for `prepare` and `retain-blobs` to report: it must not keep the store from opening.
+fn retain_at_open(store: &mut memdag_core::Store) {
+    let _ = store.retain_blobs(crate::clock::now_ms());
+}
+
 fn cipher_of(key: Option<Vec<u8>>) -> Result<Option<Cipher>, Error> {
     key.map(|k| Cipher::new(&k))
         .transpose()

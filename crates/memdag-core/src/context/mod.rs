@@ -41,18 +41,58 @@ pub enum Role {
 }
 
 /// One chat message, as the host's LLM API sees it.
+///
+/// Its JSON shape, one for every face, is `{role, content, toolCallId?, toolCalls?}`. Read
+/// leniently, as agents hold messages in their model API's shape: `tool_call_id` and
+/// `tool_calls` are read too, a tool call may be an OpenAI call object (its `id` is taken), and
+/// a `null` content (an assistant message that only calls tools) is empty.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct Message {
     pub role: Role,
     /// The text counted and truncated. Put tool-call arguments here if they should count.
+    #[serde(deserialize_with = "lenient::content")]
     pub content: String,
     /// For a [`Role::Tool`] message: the id of the call it answers.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", alias = "tool_call_id")]
     pub tool_call_id: Option<String>,
     /// For an [`Role::Assistant`] message: the ids of the tool calls it makes.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        alias = "tool_calls",
+        deserialize_with = "lenient::tool_calls"
+    )]
     pub tool_calls: Vec<String>,
+}
+
+/// The lenient readers of [`Message`]'s fields.
+mod lenient {
+    use alloc::string::String;
+    use alloc::vec::Vec;
+    use serde::{Deserialize, Deserializer};
+
+    /// A string, or `null` as the empty string.
+    pub fn content<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Call {
+        Id(String),
+        Object { id: String },
+    }
+
+    /// Ids, or call objects with an `id` (OpenAI's `{id, type, function}`); `null` is none.
+    pub fn tool_calls<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        let calls = Option::<Vec<Call>>::deserialize(d)?.unwrap_or_default();
+        Ok(calls
+            .into_iter()
+            .map(|c| match c {
+                Call::Id(id) | Call::Object { id } => id,
+            })
+            .collect())
+    }
 }
 
 impl Message {

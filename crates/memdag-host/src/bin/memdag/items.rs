@@ -257,6 +257,20 @@ pub fn run(
                 }
             }
         }
+        MemoryCmd::Settings { set } => {
+            let mut config = shape::config(&memory.memory_config()?);
+            if let Some(changes) = set {
+                config = changed_config(config, changes)?;
+                memory.set_memory_config(&shape::config_in(config.clone()))?;
+            }
+            // Printed from the settings themselves, so f32 values keep their short form.
+            let text = if json {
+                shape::line(&config)
+            } else {
+                serde_json::to_string_pretty(&config).unwrap_or_default()
+            };
+            writeln!(out, "{text}")?;
+        }
         MemoryCmd::Resolutions { user } => {
             let mut q = resolution_query();
             q.user.clone_from(user);
@@ -346,4 +360,35 @@ pub fn purge(
         }
     }
     Ok(())
+}
+
+/// `config` with the names of the JSON object `changes` set: a name the settings do not have,
+/// or a value of the wrong type, is INVALID_INPUT (the core's range checks follow when the
+/// settings are stored).
+fn changed_config(
+    config: memdag_core::memory::MemoryConfig,
+    changes: &str,
+) -> Result<memdag_core::memory::MemoryConfig, Error> {
+    let invalid = |message: String| Error::memory(memdag_host::ErrorCode::InvalidInput, message);
+    let serde_json::Value::Object(mut current) = serde_json::to_value(&config).unwrap_or_default()
+    else {
+        return Err(invalid("the settings are not a JSON object".into()));
+    };
+    let serde_json::Value::Object(given) =
+        serde_json::from_str(changes).map_err(|e| invalid(format!("--set: not JSON: {e}")))?
+    else {
+        return Err(invalid("--set takes a JSON object of settings".into()));
+    };
+    for (name, value) in given {
+        if !current.contains_key(&name) {
+            let names: Vec<&str> = current.keys().map(String::as_str).collect();
+            return Err(invalid(format!(
+                "--set: no setting {name:?} (settings: {})",
+                names.join(", ")
+            )));
+        }
+        current.insert(name, value);
+    }
+    serde_json::from_value(serde_json::Value::Object(current))
+        .map_err(|e| invalid(format!("--set: {e}")))
 }

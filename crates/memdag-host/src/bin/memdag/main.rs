@@ -5,6 +5,7 @@
 //! goes away (`memdag ... | head`) the command stops quietly with success.
 
 mod args;
+mod context;
 mod demo;
 mod export;
 mod graph;
@@ -29,7 +30,7 @@ use memdag_host::{
     Limits, Memory, OpenOptions, Record, Runtime, ToolContext, TurnLimits,
 };
 
-use args::{Args, Command, MemoryCmd, WorkAction};
+use args::{Args, Command, ContextCmd, MemoryCmd, WorkAction};
 
 /// What commands take from the host rather than the store.
 pub struct Host {
@@ -147,6 +148,7 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
     let creates = match &args.command {
         Command::Demo | Command::Ingest { .. } | Command::Import { .. } => true,
         Command::Memory(MemoryCmd::Add(_)) => true,
+        Command::Context(c) => matches!(c, ContextCmd::Prepare(_) | ContextCmd::Finish(_)),
         Command::Work(w) => matches!(w.action, WorkAction::Change { .. }),
         _ => false,
     };
@@ -172,13 +174,17 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
         | Command::CallTool { .. }
         | Command::Mcp { .. }
         | Command::Import { .. } => true,
-        Command::Memory(m) => matches!(
-            m,
-            MemoryCmd::Add(_)
-                | MemoryCmd::Update { .. }
-                | MemoryCmd::Delete { .. }
-                | MemoryCmd::Extract { .. }
-        ),
+        Command::Memory(m) => {
+            matches!(
+                m,
+                MemoryCmd::Add(_)
+                    | MemoryCmd::Update { .. }
+                    | MemoryCmd::Delete { .. }
+                    | MemoryCmd::Extract { .. }
+            ) || matches!(m, MemoryCmd::Settings { set: Some(_) })
+        }
+        // prepare stores cut tool outputs and the running summary; finish adds the turn.
+        Command::Context(c) => matches!(c, ContextCmd::Prepare(_) | ContextCmd::Finish(_)),
         Command::Work(w) => !matches!(w.action, WorkAction::Show | WorkAction::History),
         _ => false,
     };
@@ -385,6 +391,7 @@ fn run(args: Args, out: &mut dyn Write) -> Result<(), Error> {
             writeln!(out, "{}", limits_json(&memory.limits()?))?;
         }
         Command::Memory(m) => items::run(&mut memory, &m, &host, json, out)?,
+        Command::Context(c) => context::run(&mut memory, &c, &host, json, out)?,
         Command::Purge(p) => items::purge(&mut memory, &p, &host, json, out)?,
         Command::Work(w) => work::run(&mut memory, &w, &host, json, out)?,
         Command::Timeline(t) => graph::timeline(&mut memory, &t, json, out)?,

@@ -32,6 +32,10 @@ pub enum MemoryCmd {
     Resolutions {
         user: Option<String>,
     },
+    /// The settings as JSON; with `set`, change the names it gives first.
+    Settings {
+        set: Option<String>,
+    },
     /// Learn from these turns, or a thread's or a user's (with `--llm-cmd`, through it).
     Extract {
         ids: Vec<String>,
@@ -120,9 +124,9 @@ fn change(flags: &Flags) -> Result<ItemChange, String> {
 
 /// Parses what follows `memdag memory`.
 pub fn parse(pos: &mut dyn Iterator<Item = String>, flags: &Flags) -> Result<MemoryCmd, String> {
-    let sub = pos
-        .next()
-        .ok_or("memory needs add, get, update, delete, history, list, resolutions or extract")?;
+    let sub = pos.next().ok_or(
+        "memory needs add, get, update, delete, history, list, resolutions, settings or extract",
+    )?;
     let mut id = |what: &str| {
         pos.next()
             .ok_or_else(|| format!("memory {what} needs an ID"))
@@ -184,6 +188,9 @@ pub fn parse(pos: &mut dyn Iterator<Item = String>, flags: &Flags) -> Result<Mem
         }),
         "resolutions" => MemoryCmd::Resolutions {
             user: flags.user()?,
+        },
+        "settings" => MemoryCmd::Settings {
+            set: flags.value("--set"),
         },
         "extract" => {
             let ids: Vec<String> = pos.collect();
