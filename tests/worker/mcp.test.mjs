@@ -9,12 +9,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { start, workerOptions } from './harness.mjs';
+import { root, start, workerOptions } from './harness.mjs';
 
 const SECRET = 'mcp-secret-for-the-worker-tests-0123456789';
 /** A user's token as auth.js defines it: the name, a dot, hex HMAC-SHA256("memdag-mcp:" + name). */
@@ -174,6 +177,17 @@ test('MCP: the transport answers as Streamable HTTP asks (405 for GET, 202 for n
   assert.equal((await res.json()).result.protocolVersion, '2025-03-26', 'a version it speaks is kept');
   res = await send({ method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'sampling/createMessage' }) });
   assert.equal((await res.json()).error.code, -32601);
+});
+
+test("MCP: the README's openssl line mints a token the Worker takes", async () => {
+  const readme = readFileSync(join(root, 'examples/cloudflare-worker/README.md'), 'utf8');
+  const line = readme.split('\n').find((l) => l.startsWith('echo "$user.$(printf'));
+  assert.ok(line, 'the README shows how to mint a token');
+  const minted = execFileSync('sh', ['-c', line], { env: { ...process.env, secret: SECRET, user: 'ren' }, encoding: 'utf8' }).trim();
+  assert.equal(minted, token('ren'));
+  const ren = await connect(`Bearer ${minted}`);
+  assert.equal((await ren.listTools()).tools.length, 10);
+  await ren.close();
 });
 
 test('MCP without the secret MCP_SECRET refuses every call (503), never trusting a claimed user', async () => {
