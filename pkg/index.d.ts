@@ -545,6 +545,8 @@ export interface SearchQuery {
   fusion?: 'weighted' | 'rrf';
   /** Weight of the vector signal in weighted fusion, default 0.5. */
   vectorWeight?: number;
+  /** The `k` of reciprocal-rank fusion (`fusion: 'rrf'`): a hit scores `Σ 1 / (rrfK + rank)`
+   * over the text and vector rankings (default 60). */
   rrfK?: number;
   minScore?: number | null;
   /** Share of its best thread neighbour's score a record borrows, 0 to 1 (default 0.5; 0: off). */
@@ -566,6 +568,14 @@ export interface SearchQuery {
   /** What a time expression in `text` does: keep to its range (default), rank it higher, or
    * nothing. */
   time?: 'filter' | 'boost' | 'off';
+  /** Importance in the ranking, 0 to 1 (default 0: off): a hit's score is multiplied by
+   * `1 + w·(2·importance − 1)`. */
+  importanceWeight?: number;
+  /** Recency in the ranking, 0 to 1 (default 0: off): a hit's score is multiplied by
+   * `1 − w·(1 − 2^(−age / halfLifeMs))`, its age counted from `now`. */
+  recencyWeight?: number;
+  /** The half-life of `recencyWeight`, in ms (default 30 days). */
+  halfLifeMs?: number;
 }
 
 /** One search hit. */
