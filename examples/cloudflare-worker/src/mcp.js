@@ -47,7 +47,7 @@ async function call(memory, user, { id, method, params = {} }) {
       return rpcResult(id, {
         protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],
         capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-        serverInfo: { name: 'memdag', version: '0.1.0' },
+        serverInfo: { name: 'memdag', version: '0.1.0' }, // pkg/package.json's version
         instructions: 'memdag is agent memory: search and recall past turns, keep long-term memories. Cite the [id]s you use.',
       });
     }
