@@ -78,7 +78,8 @@ pub fn prepare_json(n: u32, turns: Vec<String>, questions: Vec<String>) -> Strin
         ..Options::default()
     };
     let mut built = build(n as usize, &base, &opts, &clock);
-    let ms = crate::prepare::prepare_p50(&mut built.store, "t0", "u", n as i64, &clock);
+    let times = crate::prepare::prepare_times(&mut built.store, "t0", "u", n as i64, &clock);
+    let ms = crate::workload::percentile(&times, 50.0);
     serde_json::json!({
         "records": n,
         "prepare_p50_ms": ms,

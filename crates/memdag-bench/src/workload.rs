@@ -351,8 +351,8 @@ pub fn measure(
         0.0
     };
     let n_after = (n + ADDS_AFTER) as f64;
-    let prepare_p50_ms =
-        crate::prepare::prepare_p50(&mut built.store, "t0", "u", (n + ADDS_AFTER) as i64, clock);
+    let now = (n + ADDS_AFTER) as i64;
+    let prepare = crate::prepare::prepare_times(&mut built.store, "t0", "u", now, clock);
 
     SizeReport {
         records: n,
@@ -375,7 +375,7 @@ pub fn measure(
         keys_per_add: add_keys as f64 / ADDS_AFTER as f64,
         bytes_per_add: add_bytes as f64 / ADDS_AFTER as f64,
         exact_p50_ms: percentile(&exact, 50.0),
-        prepare_p50_ms,
+        prepare_p50_ms: percentile(&prepare, 50.0),
         runtime: runtime.into(),
         seed: SEED,
         bm25_queries: bm25.len(),
