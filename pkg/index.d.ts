@@ -450,6 +450,38 @@ export class Memory {
   users(): Group[];
   /** The ids of the records naming `id` as a parent. */
   children(id: string): string[];
+  /**
+   * One call before a turn, by the rules (no LLM): cuts oversized tool results into blobs,
+   * splits the messages without parting a tool call from its result, folds the older ones
+   * into the thread's running summary, and recalls. Throws `INVALID_INPUT` (no thread or
+   * window, budgets leaving no room, a malformed message); nothing changes then.
+   *
+   * @example
+   * const p = memory.prepare(messages, { thread: 't1', user: 'ada', window: 8000 });
+   * send([{ role: 'system', content: `${p.summary ?? ''}\n\n${p.recall}` }, ...p.messages]);
+   */
+  prepare(messages: Message[], options: PrepareOptions): Prepared;
+  /** The first half of `prepare`, for a host that brings its own LLM: when `stage.prompt` is
+   * not `null`, ask the model and pass its text to `prepareEnd`. */
+  prepareBegin(messages: Message[], options: PrepareOptions): PrepareStage;
+  /** The second half of `prepare`: `answer` is the model's text for `stage.prompt`,
+   * `{ error }` when the call failed, or `null` for the rules. An answer that fails or does
+   * not parse is reported in `llmError`, and the rules write the summary. */
+  prepareEnd(stage: PrepareStage, answer?: string | { error: string } | null): Prepared;
+  /** One call after a turn: adds it with the `[id]`s its output cites as parents, drops
+   * parents no record has, learns by the rules. Throws as `addTurn` (nothing is added). */
+  finish(turn: NewTurn, options?: FinishOptions): Finished;
+  /** Lines of a blob (a cut tool result's full text) from the line its marker names. Throws
+   * `NOT_FOUND` for a missing blob, or with `user`, one neither stored for them nor referenced
+   * by a record they may see. */
+  readBlob(id: string, options?: ReadBlobOptions): BlobPage;
+  /** Removes the stored tool outputs past the memory setting `blobMaxAgeMs` at `now` (default
+   * `Date.now()`) that no record references; returns their ids. */
+  retainBlobs(now?: number): string[];
+  /** The running summary `prepare` keeps for `thread` and `user`, or `undefined`. */
+  runningSummary(thread: string, user?: string | null): RunningSummary | undefined;
+  /** Forgets the running summary of `thread` for `user`; returns whether there was one. */
+  clearRunningSummary(thread: string, user?: string | null): boolean;
   /** Whether turns without an embedding get one from the built-in embedder (not persisted). */
   autoEmbed: boolean;
   /** The dimension of the memory's vectors; 0 before the first. */
@@ -513,6 +545,8 @@ export interface SearchQuery {
   fusion?: 'weighted' | 'rrf';
   /** Weight of the vector signal in weighted fusion, default 0.5. */
   vectorWeight?: number;
+  /** The `k` of reciprocal-rank fusion (`fusion: 'rrf'`): a hit scores `Σ 1 / (rrfK + rank)`
+   * over the text and vector rankings (default 60). */
   rrfK?: number;
   minScore?: number | null;
   /** Share of its best thread neighbour's score a record borrows, 0 to 1 (default 0.5; 0: off). */
@@ -534,6 +568,14 @@ export interface SearchQuery {
   /** What a time expression in `text` does: keep to its range (default), rank it higher, or
    * nothing. */
   time?: 'filter' | 'boost' | 'off';
+  /** Importance in the ranking, 0 to 1 (default 0: off): a hit's score is multiplied by
+   * `1 + w·(2·importance − 1)`. */
+  importanceWeight?: number;
+  /** Recency in the ranking, 0 to 1 (default 0: off): a hit's score is multiplied by
+   * `1 − w·(1 − 2^(−age / halfLifeMs))`, its age counted from `now`. */
+  recencyWeight?: number;
+  /** The half-life of `recencyWeight`, in ms (default 30 days). */
+  halfLifeMs?: number;
 }
 
 /** One search hit. */
@@ -871,6 +913,9 @@ export interface MemoryConfig {
   aliases: Record<string, string>;
   /** The least confidence of an item recall's known section shows (default 0.6). */
   recallConfidence: number;
+  /** How long a stored tool output (a blob `prepare` cut) lives without a record referencing
+   * it, in ms (default a week); `null` keeps them. Retention runs at `prepare` and at open. */
+  blobMaxAgeMs: number | null;
 }
 
 /** Which turns to learn from: the given ids, or every turn of a thread and/or user. */
@@ -1068,7 +1113,7 @@ export interface Purged {
 export type ToolFormat = 'openai' | 'anthropic' | 'mcp';
 
 /** The tool names. */
-export type ToolName = 'search' | 'grep' | 'get' | 'ancestors' | 'descendants' | 'recall' | 'remember' | 'memories' | 'forget';
+export type ToolName = 'search' | 'grep' | 'get' | 'ancestors' | 'descendants' | 'recall' | 'remember' | 'memories' | 'forget' | 'read_blob';
 
 /** An OpenAI function-calling tool. */
 export interface OpenAiTool {
@@ -1125,6 +1170,156 @@ export interface Group {
   name: string;
   count: number;
   newest: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The context pipeline: one call before a turn, one after (the core's crate::pipeline).
+
+/** Options of `prepare`: the thread, the model's window and the budgets within it. */
+export interface PrepareOptions {
+  thread: string;
+  /** Whose summary, blobs and recall: only their records and shared ones. Omitted: no user's
+   * (store-wide). An empty or blank user throws `INVALID_INPUT`. */
+  user?: string | null;
+  /** The model's context window in tokens (> 0). */
+  window: number;
+  /** Compact when the messages total more than this (default: the window less the summary
+   * and recall budgets). */
+  threshold?: number | null;
+  /** Tokens of the newest messages kept when compacting (default: half the threshold). */
+  keepTokens?: number | null;
+  /** Cap of the running summary (default: an eighth of the window). */
+  summaryTokens?: number | null;
+  /** Budget of the recall block (default: an eighth of the window; 0: no recall). */
+  recallTokens?: number | null;
+  /** Tool result limits; the core caps the newest at half the kept budget and older ones at
+   * an eighth, so a cut result stays beside its call. */
+  toolLimits?: { recentTokens?: number; oldTokens?: number; recentCount?: number } | null;
+  /** Recall knobs (`queryText`, `keywords`, `weights`, `halfLifeMs`, ...); its `thread`,
+   * `user`, `budgetTokens` and `now` are prepare's own. Pass the new user message as
+   * `queryText` to recall what matches it. */
+  recall?: Partial<RecallQuery> | null;
+  /** The time of the blobs' age, the summary's date and recall; default `Date.now()`. */
+  now?: number | null;
+}
+
+/** The time each step of `prepare` took, in ms of `performance.now()`. */
+export interface PrepareTimings {
+  truncateMs: number;
+  checkMs: number;
+  /** Folding into the summary, with the LLM's wait when an answer was given. */
+  summarizeMs: number;
+  recallMs: number;
+  totalMs: number;
+}
+
+/** Why the host's LLM gave no summary (the rules wrote it): `HOST` for a call that threw,
+ * rejected or answered no string, another code for an answer that did not parse. */
+export interface LlmError {
+  code: ErrorCode;
+  message: string;
+}
+
+/** What `prepare` answers. */
+export interface Prepared {
+  /** The messages to send, tool results cut: leading system messages, then the newest. */
+  messages: Message[];
+  /** The thread's running summary as Markdown (put it before `messages`), or `null`. */
+  summary: string | null;
+  summaryVersion: number;
+  /** Who wrote this call's summary update: `none` when nothing was compacted. */
+  summarizedBy: 'none' | 'llm' | 'rules';
+  /** Messages folded into the summary by this call. */
+  compacted: number;
+  /** The recall block ('' when nothing fits or recall is off). */
+  recall: string;
+  /** Blobs holding the full text of the tool results this call cut. */
+  blobIds: string[];
+  /** Stored tool outputs past their age that this call removed. */
+  expiredBlobs: string[];
+  totalTokens: number;
+  keptTokens: number;
+  summaryTokens: number;
+  recallTokens: number;
+  /** Whether `messages`, the summary and the recall block fit in the window together. */
+  fits: boolean;
+  llmError: LlmError | null;
+  timings: PrepareTimings;
+}
+
+/** The first half of `prepare` (`Memory.prepareBegin`): hand it to `prepareEnd` as it came. */
+export interface PrepareStage {
+  /** The prompt for the host's LLM, or `null` when nothing must be folded into the summary. */
+  prompt: string | null;
+  /** The messages to keep (tool results cut) and the older ones to fold. */
+  keep: Message[];
+  compact: Message[];
+  blobIds: string[];
+  expiredBlobs: string[];
+  totalTokens: number;
+  timings: PrepareTimings;
+  /** `performance.now()` when the stage began and when it was ready. */
+  started: number;
+  readyAt: number;
+  /** The options given, with `now` filled in. */
+  options: PrepareOptions;
+}
+
+/** How `finish` writes a turn; every option defaults to true. */
+export interface FinishOptions {
+  /** Learn long-term memory items from the turn. */
+  learn?: boolean;
+  /** Add the `[id]`s the turn's output cites (records its user may see) to its parents. */
+  cite?: boolean;
+  /** Leave out parents no record has, reporting them in `dropped`; false throws
+   * `UNKNOWN_PARENT`. */
+  dropUnknownParents?: boolean;
+}
+
+/** What `finish` wrote. */
+export interface Finished {
+  record: MemoryRecord;
+  /** The ids the output cited that became parents. */
+  cited: string[];
+  /** Parents left out because no record has their id. */
+  dropped: string[];
+  /** What was learned; `null` with `learn: false`. */
+  learned: ExtractReport | null;
+}
+
+/** Options of `readBlob`. */
+export interface ReadBlobOptions {
+  /** The first line, counted from 1 (the line a truncation marker names); default 1. */
+  fromLine?: number;
+  /** How many lines (default and most 2,000). */
+  lines?: number;
+  /** Only a blob stored for this user or referenced by a record they may see. */
+  user?: string;
+}
+
+/** A page of a blob's lines; pages read one after another concatenate to its exact text. */
+export interface BlobPage {
+  id: string;
+  /** The lines, each with its line break. */
+  text: string;
+  fromLine: number;
+  lines: number;
+  totalLines: number;
+  /** The line to read on from, or `null` at the end. */
+  nextLine: number | null;
+}
+
+/** A thread's running summary. */
+export interface RunningSummary {
+  /** As Markdown, as `prepare` returns it. */
+  summary: string;
+  node: CompactNode;
+  /** How many times it was updated. */
+  version: number;
+  /** The `now` of its last update. */
+  updatedAt: number;
+  /** Messages folded into it so far. */
+  messages: number;
 }
 
 /** The tokens of `text` (an estimate unless built with the `tiktoken` feature). */
@@ -1437,9 +1632,12 @@ export class PersistentMemory extends EventTarget {
   __trapForTests(): void;
   threads(): Group[];
   users(): Group[];
-  /** Adds an item; resolves with what happened once durable (rejects like `add`). */
+  /** Adds an item; resolves with what happened once durable (rejects like `add`). Its text is
+   * embedded with the host's `embed` when the memory has one and the item has no `embedding`. */
   addItem(item: NewItem): Promise<Learned>;
   getItem(id: string, user?: string): MemoryItem | undefined;
+  /** A new version of an item; a new `text` is embedded with the host's `embed` as in
+   * `addItem`. */
   updateItem(id: string, update: ItemUpdate): Promise<MemoryItem>;
   deleteItem(id: string, at?: number): Promise<MemoryItem>;
   itemHistory(id: string, user?: string): HistoryEntry[];
@@ -1501,6 +1699,26 @@ export class PersistentMemory extends EventTarget {
   blob(id: string): string | undefined;
   removeBlob(id: string): boolean;
   blobIds(): string[];
+  /**
+   * One call before a turn (see `Memory.prepare`), through the host's `complete` when the
+   * memory has one: it gets the summary prompt (with the previous summary, for an incremental
+   * update); a throw, a rejection or an answer that is no string becomes `llmError` (code
+   * `HOST`) and the rules write the summary, so no message is lost. `now` defaults to
+   * `Date.now()`. Resolves once the blobs and the summary it wrote are durable (rejects like
+   * `add`).
+   */
+  prepare(messages: Message[], options: PrepareOptions): Promise<Prepared>;
+  /** One call after a turn (see `Memory.finish`): embeds the turn with the host's `embed` as
+   * `add` does, writes it with its cited parents, and learns through the host's `complete`
+   * when the memory has one (as `extract`), else by the rules. Resolves once durable. */
+  finish(turn: NewTurn, options?: FinishOptions): Promise<Finished>;
+  readBlob(id: string, options?: ReadBlobOptions): BlobPage;
+  /** Removes expired tool outputs (see `Memory.retainBlobs`); resolves with their ids once
+   * durable. `open` runs it on the host clock; what it removes persists at the next flush. */
+  retainBlobs(now?: number): Promise<string[]>;
+  runningSummary(thread: string, user?: string | null): RunningSummary | undefined;
+  /** Forgets a thread's running summary; persists at the next flush. */
+  clearRunningSummary(thread: string, user?: string | null): boolean;
   snapshot(): Entry[];
   flush(): Promise<FlushResult>;
   /** Reloads when another writer flushed, keeping unflushed work. */

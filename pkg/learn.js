@@ -1,5 +1,5 @@
 // Learning long-term memory items through the host's LLM: the asynchronous side of the core's
-// contract (crates/memdag-core/src/memory/llm/), for PersistentMemory.extract.
+// contract (crates/memdag-core/src/memory/llm/), for PersistentMemory.extract and finish.
 //
 //   1. llmBatches(query)                       one thread's new turns each, capped by tokens
 //   2. llmPrompt(batch)                         the instructions, the known items, the turns
@@ -20,15 +20,39 @@ export function answerSchema() {
   return schema;
 }
 
-/** The model's answer to `prompt`: its text, or `{ error }` when the call failed. */
-export async function ask(complete, prompt) {
+/** The model's answer to `prompt` (with `options`, e.g. `{ schema }`): its text, or `{ error }`
+ * when the call threw, rejected or answered something other than a string. The core takes
+ * either form (`learnLlm`, `prepareEnd`), so a failed call never throws past it. */
+export async function askModel(complete, prompt, options) {
   try {
-    const answer = await complete(prompt, { schema: answerSchema() });
+    const answer = await (options === undefined ? complete(prompt) : complete(prompt, options));
     if (typeof answer === 'string') return answer;
     return { error: `complete returned ${answer === null ? 'null' : typeof answer}, not a string` };
   } catch (e) {
     return { error: `complete: ${e?.message ?? e}` };
   }
+}
+
+/** The model's answer to an extraction prompt, asked with the answer's JSON Schema. */
+export function ask(complete, prompt) {
+  return askModel(complete, prompt, { schema: answerSchema() });
+}
+
+/** Learns from the turns `query` names through the host's LLM, batch after batch, on the memory
+ * `m` (see pipeline.js: `core()`, `complete`, `journal`). Each batch is applied and journaled
+ * as it is learned; returns the merged report and the journal entries, for the caller to wait
+ * on their durability. */
+export async function learnThrough(m, query) {
+  const batches = m.core().llmBatches(query);
+  const reports = [];
+  const entries = [];
+  for (const [i, batch] of batches.entries()) {
+    const prompt = m.core().llmPrompt(batch);
+    const answer = await ask(m.complete, prompt);
+    reports.push(m.core().learnLlm(i, batch, prompt, answer));
+    entries.push(m.journal('learnLlm', [i, batch, prompt, answer], (core) => core.learnLlm(i, batch, prompt, answer)));
+  }
+  return { report: mergeReports(reports), entries };
 }
 
 /** The reports of a pass's batches as one. */

@@ -34,8 +34,8 @@
 // and persist at the next flush.
 //
 // Memory changes: `addItem`, `updateItem`, `deleteItem`, `setMemoryConfig`, `extract`,
-// `learn`, `updateWork`, `clearWork`, `purge`, `importJsonl`, `importMarkdown`, and `callTool`
-// when the tool changed the store.
+// `learn`, `updateWork`, `clearWork`, `purge`, `importJsonl`, `importMarkdown`, `prepare`,
+// `finish`, `retainBlobs`, and `callTool` when the tool changed the store.
 // Their replays are deterministic: a time the caller left out (`createdAt`, `at`, `now`) is
 // fixed to `Date.now()` before the first run and journaled so, and a new item keeps the id the
 // core gave it. Working memory changes field by field, so two tabs that change different
@@ -46,22 +46,24 @@
 // records. It lists instead when `head` is unreadable or a key ahead exists, so the core can
 // open the newest commit its segments carry (a lost or stale `head` loses nothing).
 //
+// Opening (open.js), reindexing (reindex.js) and the context pipeline (pipeline.js) live in
+// their own modules; they reach this memory through `#pipelineSide()`.
+//
 // Encryption at rest: with `key` (32 bytes, or an extractable WebCrypto CryptoKey read once
 // as raw bytes) the core seals every value it writes and opens every value it loads, exports
 // included; the flush counter `sync/generation` stays plain. The key is kept in this object
 // for reloads; a missing or wrong key rejects `open` with `LOCKED`.
-import { IndexedDbStorage, Memory, decodeSnapshot, headKey, recallMatchText, searchWantsVector } from './dist/memdag_wasm.js';
+import { IndexedDbStorage, Memory, decodeSnapshot, recallMatchText, searchWantsVector } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
 import { EmbedBatcher, completeChecked, turnText } from './host.js';
-import { ask, mergeReports } from './learn.js';
+import { learnThrough } from './learn.js';
 import { withLock } from './lock.js';
+import { DATA_CODES, GENERATION_KEY, decodeGeneration, encodeGeneration, loadCore, rawKey, readStore } from './open.js';
+import { finish, prepare } from './pipeline.js';
+import { reindex } from './reindex.js';
 import { MemoryStorage } from './storage/memory.js';
 
-/** The storage key of the flush counter. The core ignores keys outside its own prefixes. */
-export const GENERATION_KEY = 'sync/generation';
-
-const decodeGeneration = (bytes) => (bytes ? Number(new TextDecoder().decode(bytes)) || 0 : 0);
-const encodeGeneration = (n) => new TextEncoder().encode(String(n));
+export { GENERATION_KEY };
 
 /** Sync methods passed straight to the core. */
 const READS = [
@@ -70,80 +72,14 @@ const READS = [
   'snapshot', '__trapForTests', 'getItem', 'itemHistory', 'listItems', 'resolutions', 'proposeItems',
   'llmBatches', 'llmPrompt', 'itemCandidates',
   'workingMemory', 'workThreads', 'timeline', 'neighbors', 'path', 'subgraph', 'toolSchemas',
-  'cited', 'exportSnapshot', 'exportJsonl', 'exportMarkdown',
+  'cited', 'exportSnapshot', 'exportJsonl', 'exportMarkdown', 'readBlob', 'runningSummary',
 ];
 
 /** Outcomes of `addItem` that created an item (whose id a replay must keep). */
 const NEW_ITEM = new Set(['added', 'superseded', 'flagged']);
 
 /** Sync methods that change the store: journaled for replay, and flushed by autoFlush. */
-const WRITES = ['applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob'];
-
-/** Codes of the core about stored data (from `keysToRead` while reading): not storage errors. */
-const DATA_CODES = new Set(['LOCKED', 'CORRUPT_DATA', 'UNSUPPORTED_VERSION']);
-
-/** A stand-in vector for the listing pass of a reindex, whose vectors are never used. */
-const FILLER = new Float32Array([1]);
-
-/** Reindexes `core` synchronously with vectors looked up by embedding text: all or nothing. */
-function reindexFrom(core, byText) {
-  core.reindexBegin();
-  for (;;) {
-    const texts = core.reindexBatch(4096);
-    if (texts.length === 0) break;
-    core.reindexSupply(texts.map((t) => {
-      const v = byText.get(t);
-      if (v == null) throw memdagError('INVALID_INPUT', 'invalid input: reindex: a turn was added while it ran; run it again');
-      return v;
-    }));
-  }
-  return core.reindexFinish();
-}
-
-/** A core memory from stored entries (opened with `key` when the store is encrypted), its
- * segment parts sized for the adapter, with the limits the memory was opened with. */
-function loadCore(entries, storage, key, limits, salvaged) {
-  let core;
-  if (salvaged) {
-    const { memory, damage } = Memory.salvage(entries, key);
-    salvaged.damage = damage;
-    core = memory;
-  } else {
-    core = Memory.load(entries, key);
-  }
-  if (storage.maxValueBytes) core.setPartBytes(storage.maxValueBytes);
-  if (limits) core.setLimits(limits);
-  return core;
-}
-
-/** Every stored entry of `storage`: listed, or, for `boundedOpen` adapters, `head`, the keys
- * it names and the core's keys ahead of it. It lists instead when there is no readable `head`
- * (a v1 store, or one the core recovers from its segments) or a key ahead exists (a segment
- * newer than `head`: the core must see them all to keep the newest commit). */
-async function readStore(storage, key) {
-  if (storage.boundedOpen) {
-    // The core's key of the commit, read first (asked when the wasm module is running: a
-    // browser instantiates it after this module loads).
-    const HEAD_KEY = headKey();
-    const head = await storage.load(HEAD_KEY);
-    let plan = null;
-    if (head) {
-      try {
-        plan = { named: Memory.keysToRead(head, key), ahead: Memory.keysAhead(head, key) };
-      } catch (e) {
-        if (e?.code !== 'CORRUPT_DATA') throw e;
-      }
-    }
-    if (plan) {
-      const keys = [...plan.named, GENERATION_KEY, ...plan.ahead];
-      const values = await Promise.all(keys.map((k) => storage.load(k)));
-      if (values.slice(plan.named.length + 1).every((v) => v == null)) {
-        return [[HEAD_KEY, head], ...keys.map((k, i) => [k, values[i]])].filter(([, v]) => v != null);
-      }
-    }
-  }
-  return storage.loadRange('');
-}
+const WRITES = ['applyCompaction', 'compactExtractive', 'putBlob', 'removeBlob', 'clearRunningSummary'];
 
 /** The journal arguments of an added turn: the turn with the id and time the core gave it,
  * so a replay after a rebase adds the same record (a turn without `createdAt` took the host
@@ -158,18 +94,6 @@ function replayable(turn, record, options) {
 function withDefault(input, key, value) {
   if (input === null || typeof input !== 'object' || Array.isArray(input) || input[key] != null) return input;
   return { ...input, [key]: value };
-}
-
-/** The raw bytes of an encryption key: a Uint8Array as it is, or an extractable CryptoKey. */
-async function rawKey(key) {
-  if (key == null || key instanceof Uint8Array) return key ?? null;
-  if (typeof CryptoKey === 'function' && key instanceof CryptoKey) {
-    if (!key.extractable) {
-      throw memdagError('INVALID_INPUT', 'invalid input: key: the CryptoKey must be extractable (memdag seals inside wasm)');
-    }
-    return new Uint8Array(await crypto.subtle.exportKey('raw', key));
-  }
-  throw memdagError('INVALID_INPUT', 'invalid input: key must be a 32-byte Uint8Array or a CryptoKey');
 }
 
 export class PersistentMemory extends EventTarget {
@@ -226,6 +150,7 @@ export class PersistentMemory extends EventTarget {
     memory.#key = key;
     memory.#damage = salvaged?.damage ?? null;
     memory.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
+    memory.#retainAtOpen();
     if (sync && typeof BroadcastChannel === 'function') memory.#listen();
     return memory;
   }
@@ -287,6 +212,55 @@ export class PersistentMemory extends EventTarget {
     return Memory.verify(entries, key);
   }
 
+  /** Tool-output retention on the host clock, run once opened (the core's rule: faces run it
+   * at open and at prepare). What it removes is journaled and persists at the next flush. */
+  #retainAtOpen() {
+    const now = Date.now();
+    const before = this.#core.hasChanges;
+    const removed = this.#core.retainBlobs(now);
+    if (removed.length > 0 || (!before && this.#core.hasChanges)) {
+      this.#journalReplay('retainBlobs', (core) => core.retainBlobs(now), [now]);
+    }
+  }
+
+  /** Removes the stored tool outputs past the memory setting `blobMaxAgeMs` at `now` (default
+   * now) that no record references; resolves with their ids once durable. */
+  async retainBlobs(now = Date.now()) {
+    return this.#change('retainBlobs', [now], (core) => core.retainBlobs(now));
+  }
+
+  /** One call before a turn, through the host's `complete` when the memory has one (see
+   * pipeline.js); resolves once the blobs and summary it wrote are durable. */
+  async prepare(messages, options) {
+    return prepare(this.#pipelineSide(), messages, options);
+  }
+
+  /** One call after a turn: the turn embedded (host `embed`), written with its cited parents,
+   * and learned from (host `complete`, else the rules); resolves once durable. */
+  async finish(turn, options) {
+    return finish(this.#pipelineSide(), turn, options);
+  }
+
+  /** What pipeline.js and learn.js need of this memory. */
+  #pipelineSide() {
+    return {
+      core: () => this.#core,
+      embedder: this.#embedder,
+      complete: this.#complete,
+      journal: (op, args, replay) => this.#journalReplay(op, replay, args),
+      durable: (entries, value) => this.#durable(entries, value),
+    };
+  }
+
+  /** `item` (a new item or an update) with its `text` embedded by the host's `embed`, when the
+   * memory has an embedder and the item gives no vector (as the WIT face does). */
+  async #embedItem(item) {
+    const text = item?.text;
+    if (!this.#embedder || item === null || typeof item !== 'object' || item.embedding != null) return item;
+    if (typeof text !== 'string' || text.trim() === '') return item;
+    return { ...item, embedding: Array.from(await this.#embedder.one(text)) };
+  }
+
   /** Changes limits for turns added from now on (kept across reloads, not stored). */
   setLimits(limits) {
     this.#core.setLimits(limits);
@@ -306,44 +280,8 @@ export class PersistentMemory extends EventTarget {
    * built-in embedder when there is none. `onProgress({ phase, done, total })` follows each
    * call. The new vectors are swapped in at once, so a failure changes nothing; resolves with
    * `{ records, previousDimension, dimension }` once the rewritten store is durable. */
-  async reindex({ batchSize = 64, onProgress } = {}) {
-    if (!Number.isInteger(batchSize) || batchSize < 1) {
-      throw memdagError('INVALID_INPUT', 'invalid input: batchSize must be a positive integer');
-    }
-    if (onProgress != null && typeof onProgress !== 'function') {
-      throw memdagError('INVALID_INPUT', 'invalid input: onProgress must be a function');
-    }
-    if (!this.#embedder) {
-      const done = this.#core.reindexBuiltin();
-      onProgress?.({ phase: 'indexing', done: done.records, total: done.records });
-      return this.#durable([this.#journalReplay('reindex', (core) => core.reindexBuiltin())], done);
-    }
-    // The vectors are fetched by text first (awaiting the host), then applied in one
-    // synchronous pass, so no other call can slip in between the swap's steps. Turns added
-    // while the host embeds are embedded in a further round.
-    const byText = new Map();
-    for (let round = 0; round < 3; round++) {
-      const job = this.#core.reindexBegin();
-      const missing = [];
-      for (;;) {
-        const texts = this.#core.reindexBatch(4096);
-        if (texts.length === 0) break;
-        for (const t of texts) if (!byText.has(t)) missing.push(t);
-        this.#core.reindexSupply(texts.map((t) => byText.get(t) ?? FILLER));
-      }
-      if (missing.length === 0) break;
-      let done = job.total - missing.length;
-      for (let i = 0; i < missing.length; i += batchSize) {
-        const texts = missing.slice(i, i + batchSize);
-        const vectors = await this.#embedder.many(texts);
-        texts.forEach((t, k) => byText.set(t, vectors[k]));
-        done += texts.length;
-        onProgress?.({ phase: 'embedding', done, total: job.total });
-      }
-    }
-    const done = reindexFrom(this.#core, byText);
-    onProgress?.({ phase: 'indexing', done: done.records, total: done.records });
-    return this.#durable([this.#journalReplay('reindex', (core) => reindexFrom(core, byText))], done);
+  async reindex(options) {
+    return reindex(this.#pipelineSide(), options);
   }
 
   /** Rebuilds the memory from storage and replays the unflushed journal on it: how a memory
@@ -417,17 +355,19 @@ export class PersistentMemory extends EventTarget {
   }
 
   /** Adds a long-term memory item (dedup and conflicts) and resolves with what happened once
-   * it is durable. `createdAt` defaults to now. */
+   * it is durable. `createdAt` defaults to now; its text is embedded with the host's `embed`
+   * when the memory has one and the item has no `embedding`. */
   async addItem(item) {
-    const pinned = withDefault(item, 'createdAt', Date.now());
+    const pinned = await this.#embedItem(withDefault(item, 'createdAt', Date.now()));
     const learned = this.#core.addItem(pinned);
     const replay = NEW_ITEM.has(learned.outcome) && pinned.id == null ? { ...pinned, id: learned.item.id } : pinned;
     return this.#durable([this.#journalReplay('addItem', (core) => core.addItem(replay), [replay])], learned);
   }
 
-  /** Makes a new version of an item; resolves with it once durable. `at` defaults to now. */
+  /** Makes a new version of an item; resolves with it once durable. `at` defaults to now; a
+   * new `text` is embedded with the host's `embed` as in `addItem`. */
   async updateItem(id, update) {
-    const pinned = withDefault(update, 'at', Date.now());
+    const pinned = await this.#embedItem(withDefault(update, 'at', Date.now()));
     return this.#change('updateItem', [id, pinned], (core) => core.updateItem(id, pinned));
   }
 
@@ -447,14 +387,8 @@ export class PersistentMemory extends EventTarget {
    * batch), else by the rules. Resolves with the report once it is durable. */
   async extract(query) {
     if (!this.#complete) return this.#change('extract', [query], (core) => core.extract(query));
-    const batches = this.#core.llmBatches(query);
-    const parts = [];
-    for (const [i, batch] of batches.entries()) {
-      const prompt = this.#core.llmPrompt(batch);
-      const answer = await ask(this.#complete, prompt);
-      parts.push(this.#change('learnLlm', [i, batch, prompt, answer], (core) => core.learnLlm(i, batch, prompt, answer)));
-    }
-    return mergeReports(await Promise.all(parts));
+    const { report, entries } = await learnThrough(this.#pipelineSide(), query);
+    return this.#durable(entries, report);
   }
 
   /** Learns the model's answer to the prompt of a batch (see `Memory.learnLlm`); resolves

@@ -3,6 +3,11 @@
 //   node tests/bench/run-wasm.mjs [--sizes 10000,100000] [--json] [--data DIR] [--no-build]
 //   node tests/bench/run-wasm.mjs --seal [--rounds 3] [--sizes ...] [--json]
 //   node tests/bench/run-wasm.mjs --memory [--sizes 100000] [--json]
+//   node tests/bench/run-wasm.mjs --prepare [--sizes 100000] [--json]
+//
+// The size table's `prepare p50 ms` is the context pipeline's one call before a turn on the
+// workload's store (crates/memdag-bench/src/prepare.rs: 42 messages, oversized tool outputs,
+// rules summarizer, the median of 50 calls). --prepare times only that, at each size.
 //
 // --memory reports long-term memory: the rule-based extractor's quality on
 // tests/data/memory/{dev,heldout}.jsonl, the observation figures on LoCoMo's dev conversations
@@ -59,6 +64,16 @@ if (args.includes('--memory')) {
       console.log(`extraction ${set}: precision ${a.precision.toFixed(3)} recall ${a.recall.toFixed(3)} duplicates ${a.duplicates} superseded-active ${a.superseded_active}`);
     }
     console.log(bench.memory_table(JSON.stringify([r.speed])));
+  }
+  process.exit(0);
+}
+
+if (args.includes('--prepare')) {
+  const rows = sizes.map((n) => JSON.parse(bench.prepare_json(n, turns, questions)));
+  if (json) for (const r of rows) console.log(JSON.stringify(r));
+  else {
+    console.log('| runtime | records | prepare p50 ms (rules, 42 messages, median of calls) |\n|---|---|---|');
+    for (const r of rows) console.log(`| ${r.runtime} | ${r.records} | ${r.prepare_p50_ms.toFixed(2)} (${r.calls} calls) |`);
   }
   process.exit(0);
 }

@@ -219,3 +219,50 @@ test('a store encrypted with a WebCrypto key survives a reload and shows nothing
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('IndexedDbStorage.schemaVersion is the database version, and deleteDatabase removes a database even while it is open', async () => {
+  const context = await browser.newContext();
+  const { page, problems } = await openPage(context);
+  const out = await page.evaluate(async () => {
+    const { IndexedDbStorage, Memory } = window.memdag;
+    const names = async () => (await indexedDB.databases()).map((d) => d.name);
+    const version = (name) => new Promise((resolve, reject) => {
+      const req = indexedDB.open(name);
+      req.onsuccess = () => {
+        const v = req.result.version;
+        req.result.close();
+        resolve(v);
+      };
+      req.onerror = () => reject(req.error);
+    });
+    const mem = await Memory.open({ name: 'doomed' });
+    await mem.add({ thread: 't', input: 'kept until the database goes' });
+    await mem.flush();
+    const stored = await version('memdag:doomed');
+    const before = await names();
+    // The memory's connection is still open: the adapter closes it on `versionchange`, so the
+    // deletion is not blocked.
+    await IndexedDbStorage.deleteDatabase('memdag:doomed');
+    const after = await names();
+    const reopened = await Memory.open({ name: 'doomed' });
+    const len = reopened.len;
+    reopened.free();
+    // Deleting a database that does not exist resolves too.
+    await IndexedDbStorage.deleteDatabase('never-made');
+    let bad;
+    try {
+      await IndexedDbStorage.deleteDatabase(42);
+    } catch (e) {
+      bad = e.code;
+    }
+    return { schema: IndexedDbStorage.schemaVersion, stored, listed: before.includes('memdag:doomed'), gone: !after.includes('memdag:doomed'), len, bad };
+  });
+  assert.equal(out.schema, 1);
+  assert.equal(out.stored, out.schema, 'the database is at the schema version this build writes');
+  assert.equal(out.listed, true);
+  assert.equal(out.gone, true);
+  assert.equal(out.len, 0, 'a new, empty store after the deletion');
+  assert.equal(out.bad, 'INVALID_INPUT');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -142,7 +142,7 @@ test('compactToolResult and compactToolResults cut to a budget and keep the full
   assert.equal(cut.truncated, true);
   assert.ok(cut.tokens <= 50 && cut.originalTokens > 1000, `${cut.tokens} of ${cut.originalTokens}`);
   assert.equal(cut.full, big);
-  assert.match(cut.text, new RegExp(`full text in blob ${cut.blobId}\\]$`));
+  assert.match(cut.text, new RegExp(`full text in blob ${cut.blobId}; more from line \\d+\\]$`));
   const small = compactToolResult('ok', 50);
   assert.deepEqual([small.truncated, small.text, small.blobId, small.full], [false, 'ok', null, null]);
 

@@ -29,7 +29,7 @@ test('every block of the guide has a known marker, and the guide has what it pro
   assert.equal(count('js', 'parse'), 2);
   const text = readFileSync(GUIDE, 'utf8');
   for (const topic of ['## Install', 'Vite', 'webpack', '<script type="module">', 'Durable Object', 'visibilitychange',
-    'cited(', 'addItem', 'extract', 'listItems', 'updateWork', 'toolSchemas', 'callTool', 'mcp --user', '`STORAGE`', '`UNKNOWN_PARENT`']) {
+    'cited(', 'One call before a turn, one after', 'prepare(', 'readBlob(', 'addItem', 'extract', 'listItems', 'updateWork', 'toolSchemas', 'callTool', 'mcp --user', '`STORAGE`', '`UNKNOWN_PARENT`']) {
     assert.ok(text.includes(topic), `the guide covers ${topic}`);
   }
 });

@@ -363,3 +363,25 @@ test('with no now, expiry counts from the clock in recall, search and listings',
   assert.match(mem.recall({ thread: 'chat', user: 'ada', now: T0 + 1000 }).block, /zeta-nine/);
   assert.equal(mem.search({ text: 'zeta-nine', mode: 'bm25', now: T0 + 1000 }).length, 1);
 });
+
+test('with no now, tools and prepare leave expired items out too', async () => {
+  const mem = new Memory();
+  mem.addTurn({ id: 't1', thread: 'chat', user: 'ada', createdAt: T0, input: 'note this down' });
+  const temp = mem.addItem({ kind: 'personal', user: 'ada', text: 'Ada parked on level zeta-nine', createdAt: T0, ttlMs: DAY }).item;
+  const kept = mem.addItem({ kind: 'personal', user: 'ada', text: 'Ada parks on level omega-two', createdAt: T0 }).item;
+  const context = { user: 'ada', thread: 'chat' };
+  const ids = (answer) => JSON.stringify(answer);
+  // The tools run on the host clock: the item ran out in 2024.
+  const search = mem.callTool('search', { query: 'parked level', mode: 'bm25' }, context);
+  assert.ok(!ids(search).includes(temp.id) && ids(search).includes(kept.id), ids(search));
+  const memories = mem.callTool('memories', {}, context);
+  assert.ok(!ids(memories).includes(temp.id) && ids(memories).includes(kept.id));
+  const recall = mem.callTool('recall', { query: 'where did Ada park' }, context);
+  assert.ok(!ids(recall).includes('zeta-nine') && ids(recall).includes('omega-two'));
+  // prepare's recall block too.
+  const p = mem.prepare([{ role: 'user', content: 'where did I park?' }], { thread: 'chat', user: 'ada', window: 4000, recall: { queryText: 'park level' } });
+  assert.ok(!p.recall.includes('zeta-nine') && p.recall.includes('omega-two'), p.recall);
+  // With the context's now before the expiry, the tools see it.
+  const then = mem.callTool('search', { query: 'parked level', mode: 'bm25' }, { ...context, now: T0 + 1000 });
+  assert.ok(ids(then).includes(temp.id));
+});

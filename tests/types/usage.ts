@@ -290,4 +290,32 @@ async function exportAndCiteUsage(memory: PersistentMemory, ctx: { storage: Dura
   console.log(imported, fromText, later, plain, added, dropped, durableObject.len, memory.cited('[x]'));
 }
 
-export { itemUsage, persistentItemUsage, workAndGraphUsage, persistentWorkUsage, toolUsage, exportAndCiteUsage };
+import type { BlobPage, Finished, LlmError, Message, PrepareStage, Prepared, RunningSummary } from '../../pkg/index.js';
+
+async function pipelineUsage(memory: PersistentMemory): Promise<void> {
+  const m = new Memory();
+  const messages: Message[] = [{ role: 'user', content: 'hi' }, { role: 'tool', toolCallId: 'c1', content: 'out' }];
+  const options = { thread: 't', user: 'ada', window: 8000, toolLimits: { oldTokens: 200 }, recall: { queryText: 'hi', halfLifeMs: 1 } };
+  const p: Prepared = m.prepare(messages, options);
+  const by: 'none' | 'llm' | 'rules' = p.summarizedBy;
+  const error: LlmError | null = p.llmError;
+  const stage: PrepareStage = m.prepareBegin(messages, { ...options, now: Date.now() });
+  const prompt: string | null = stage.prompt;
+  const ended: Prepared[] = [m.prepareEnd(stage, 'answer'), m.prepareEnd(stage, { error: 'down' }), m.prepareEnd(stage, null), m.prepareEnd(stage)];
+  const stored: Prepared = await memory.prepare(messages, options);
+  const finished: Finished = m.finish({ thread: 't', output: 'see [a1]' }, { learn: false, cite: true, dropUnknownParents: true });
+  const durable: Finished = await memory.finish({ thread: 't' });
+  const page: BlobPage = m.readBlob('b1', { fromLine: 3, lines: 10, user: 'ada' });
+  const next: number | null = page.nextLine;
+  const gone: string[] = m.retainBlobs(Date.now());
+  const goneLater: string[] = await memory.retainBlobs();
+  const summary: RunningSummary | undefined = memory.runningSummary('t', 'ada');
+  const cleared: boolean = m.clearRunningSummary('t');
+  // @ts-expect-error a window is required
+  m.prepare(messages, { thread: 't' });
+  // @ts-expect-error finish options are booleans
+  m.finish({ thread: 't' }, { learn: 'yes' });
+  console.log(by, error, prompt, ended, stored.timings.summarizeMs, finished.cited, durable.learned, next, gone, goneLater, summary?.version, cleared);
+}
+
+export { itemUsage, persistentItemUsage, workAndGraphUsage, persistentWorkUsage, toolUsage, exportAndCiteUsage, pipelineUsage };

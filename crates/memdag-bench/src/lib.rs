@@ -18,6 +18,7 @@ pub mod corpus;
 pub mod locomo;
 pub mod memory;
 pub mod observations;
+pub mod prepare;
 pub mod seal;
 pub mod table;
 pub mod workload;

@@ -6,11 +6,11 @@ use crate::workload::SizeReport;
 /// The size reports as a Markdown table.
 pub fn sizes(reports: &[SizeReport]) -> String {
     let mut s = String::from(
-        "| runtime | records | ingest/s | add p99 ms | bm25 p50/p99 ms | vector p50/p99 ms | hybrid p50/p99 ms | recall p50/p99 ms | exact p50 ms | recall@10 | index B/rec | stored B/rec | load ms (first / warm) | rebuild load ms | keys/add | bytes/add |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| runtime | records | ingest/s | add p99 ms | bm25 p50/p99 ms | vector p50/p99 ms | hybrid p50/p99 ms | recall p50/p99 ms | exact p50 ms | recall@10 | index B/rec | stored B/rec | load ms (first / warm) | rebuild load ms | keys/add | bytes/add | prepare p50 ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {:.0} | {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} | {:.4} | {:.0} | {:.0} | {:.0} / {:.0} | {:.0} | {:.2} | {:.0} |\n",
+            "| {} | {} | {:.0} | {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} | {:.4} | {:.0} | {:.0} | {:.0} / {:.0} | {:.0} | {:.2} | {:.0} | {:.2} |\n",
             r.runtime,
             r.records,
             r.ingest_per_s,
@@ -32,6 +32,7 @@ pub fn sizes(reports: &[SizeReport]) -> String {
             r.rebuild_load_ms,
             r.keys_per_add,
             r.bytes_per_add,
+            r.prepare_p50_ms,
         ));
     }
     s

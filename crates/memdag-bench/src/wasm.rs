@@ -68,6 +68,27 @@ pub fn run_size_json(
     serde_json::to_string(&r).unwrap_or_default()
 }
 
+/// `prepare`'s p50 alone at `n` records (see [`crate::prepare`]), on the workload's store
+/// built without vector queries, as `{"records", "prepare_p50_ms", "calls", "runtime"}`.
+#[wasm_bindgen]
+pub fn prepare_json(n: u32, turns: Vec<String>, questions: Vec<String>) -> String {
+    let (base, _) = texts(&conversations(turns, questions));
+    let opts = Options {
+        vector_queries: 0,
+        ..Options::default()
+    };
+    let mut built = build(n as usize, &base, &opts, &clock);
+    let times = crate::prepare::prepare_times(&mut built.store, "t0", "u", n as i64, &clock);
+    let ms = crate::workload::percentile(&times, 50.0);
+    serde_json::json!({
+        "records": n,
+        "prepare_p50_ms": ms,
+        "calls": crate::prepare::PREPARE_CALLS,
+        "runtime": "wasm",
+    })
+    .to_string()
+}
+
 /// LoCoMo evidence recall as JSON (a list of rows), or `{"error": ...}`.
 #[wasm_bindgen]
 pub fn locomo_json(turns: Vec<String>, questions: Vec<String>) -> String {

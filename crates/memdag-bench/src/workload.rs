@@ -56,6 +56,10 @@ pub struct SizeReport {
     /// Bytes written by one add, mean of the same 100 adds.
     pub bytes_per_add: f64,
     pub exact_p50_ms: f64,
+    /// The context pipeline's one call before a turn on this store, by the rules: the median
+    /// of [`crate::prepare::PREPARE_CALLS`] calls with a 42-message conversation (see
+    /// [`crate::prepare`]). Timed last, after the opens, as it writes blobs and a summary.
+    pub prepare_p50_ms: f64,
     pub runtime: String,
     pub seed: u64,
     pub bm25_queries: usize,
@@ -347,6 +351,8 @@ pub fn measure(
         0.0
     };
     let n_after = (n + ADDS_AFTER) as f64;
+    let now = (n + ADDS_AFTER) as i64;
+    let prepare = crate::prepare::prepare_times(&mut built.store, "t0", "u", now, clock);
 
     SizeReport {
         records: n,
@@ -369,6 +375,7 @@ pub fn measure(
         keys_per_add: add_keys as f64 / ADDS_AFTER as f64,
         bytes_per_add: add_bytes as f64 / ADDS_AFTER as f64,
         exact_p50_ms: percentile(&exact, 50.0),
+        prepare_p50_ms: percentile(&prepare, 50.0),
         runtime: runtime.into(),
         seed: SEED,
         bm25_queries: bm25.len(),

@@ -14,6 +14,9 @@
 //! | `recall`, `recallView`                   | `now`                                  |
 //! | `purge`                                  | `now`                                  |
 //! | `callTool`                               | the context's `now`                    |
+//! | `prepare`, `prepareBegin`                | `now` (blobs' age, the summary's date, recall) |
+//! | `finish`                                 | the turn's `createdAt`                 |
+//! | `retainBlobs`                            | `now`                                  |
 //!
 //! Search and recall take `now` too, a choice: with it, relative dates in the text ("last
 //! week", "上周") are resolved against the host clock, as a user means them, and items past
@@ -21,12 +24,29 @@
 //! records carry another clock (a replayed dataset, a test) passes `now`; `time: 'off'` makes
 //! search read time words as plain words.
 //!
+//! Timings (`prepare`'s) are not dates: they come from [`monotonic_ms`], `performance.now()`.
+//!
 //! Only the `#[wasm_bindgen]` methods call [`now`]: it needs a JS host, so the conversions
 //! take the time as an argument and stay testable natively.
 
 /// The host's `Date.now()` in whole milliseconds.
 pub fn now() -> i64 {
     js_sys::Date::now() as i64
+}
+
+/// The host's `performance.now()` in ms (sub-millisecond, monotonic), for timings; the
+/// `Date.now()` clock where a host has no `performance`.
+pub fn monotonic_ms() -> f64 {
+    let global = js_sys::global();
+    js_sys::Reflect::get(&global, &"performance".into())
+        .ok()
+        .filter(|p| p.is_object())
+        .and_then(|p| {
+            let f = js_sys::Reflect::get(&p, &"now".into()).ok()?;
+            let f: &js_sys::Function = wasm_bindgen::JsCast::dyn_ref(&f)?;
+            f.call0(&p).ok()?.as_f64()
+        })
+        .unwrap_or_else(js_sys::Date::now)
 }
 
 /// `value`, or the host clock when it is `None`.

@@ -137,7 +137,9 @@ fn counter(encoding: &JsValue) -> Result<TokenCounter, JsValue> {
         })
 }
 
-fn messages_from_js(messages: JsValue) -> Result<Vec<Message>, JsValue> {
+/// The messages of a JS array, each read as a [`MessageJs`]; `INVALID_INPUT` naming the first
+/// bad one.
+pub(crate) fn messages_from_js(messages: JsValue) -> Result<Vec<Message>, JsValue> {
     if !js_sys::Array::is_array(&messages) {
         return Err(throw(Error::invalid(
             "messages must be an array of messages",

@@ -87,23 +87,7 @@ impl Memory {
     ) -> Result<JsValue, JsValue> {
         let batch: LlmBatch = parse_object("batch", batch).map_err(throw)?;
         let prompt = string("prompt", prompt)?;
-        let answer: Result<String, String> = match answer.as_string() {
-            Some(a) => Ok(a),
-            None => {
-                let error = if answer.is_object() {
-                    js_sys::Reflect::get(answer, &JsValue::from_str("error"))
-                        .ok()
-                        .and_then(|e| e.as_string())
-                } else {
-                    None
-                };
-                Err(error.ok_or_else(|| {
-                    throw(Error::invalid(
-                        "answer must be the model's text or { error: string }",
-                    ))
-                })?)
-            }
-        };
+        let answer = llm_answer(answer)?;
         let answer = answer.as_deref().map_err(String::as_str);
         self.write(|s| {
             to_plain_json(
@@ -147,6 +131,23 @@ impl Memory {
         };
         self.write(|s| to_plain_json("extract report", &s.learn(proposals, &judged)?))
     }
+}
+
+/// A host LLM's answer as JS gives it: the model's text, or `{ error }` when the call failed.
+/// Anything else is `INVALID_INPUT`.
+pub(crate) fn llm_answer(answer: &JsValue) -> Result<Result<String, String>, JsValue> {
+    if let Some(text) = answer.as_string() {
+        return Ok(Ok(text));
+    }
+    crate::fields::property(answer, "error")
+        .filter(|_| answer.is_object())
+        .and_then(|e| e.as_string())
+        .map(Err)
+        .ok_or_else(|| {
+            throw(Error::invalid(
+                "answer must be the model's text or { error: string }",
+            ))
+        })
 }
 
 /// The JSON Schema of an LLM extraction answer (`{ facts: [...] }`), strict enough for

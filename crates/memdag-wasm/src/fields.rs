@@ -122,6 +122,18 @@ pub fn property(object: &JsValue, name: &str) -> Option<JsValue> {
         .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
+/// A shallow copy of the JS object `object` with property `name` set to `value`: how a face
+/// pins a default (a time) into an input it hands back to the caller, leaving theirs as it is.
+pub fn with_property(object: &JsValue, name: &str, value: &JsValue) -> JsValue {
+    let copy = match object.dyn_ref::<Object>() {
+        Some(o) => Object::assign(&Object::new(), o),
+        None => Object::new(),
+    };
+    // Setting a data property on a fresh plain object cannot fail.
+    let _ = js_sys::Reflect::set(&copy, &JsValue::from_str(name), value);
+    copy.into()
+}
+
 /// How deep [`check_sizes`] looks: deeper than any memdag input nests.
 const MAX_DEPTH: usize = 6;
 

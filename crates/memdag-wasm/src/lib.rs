@@ -21,6 +21,8 @@
 //! - [`tools`]: tool schemas for OpenAI, Anthropic and MCP, and calling a tool;
 //! - [`compact`]: compaction prompts, LLM answers and the extractive compactor;
 //! - [`context`]: token counts, context checks, tool-result cuts and blobs;
+//! - [`pipeline`]: one call before a turn (`prepare`, or its halves for a host's LLM), one
+//!   after (`finish`), cut tool results read back by line, blob retention, running summaries;
 //! - [`listing`]: threads, users and children, for tools;
 //! - [`reindex`]: moving to another embedding model, batch by batch;
 //! - [`storage`]: the IndexedDB storage adapter (`IndexedDbStorage`);
@@ -48,6 +50,7 @@ pub mod items;
 pub mod key;
 pub mod listing;
 pub mod memory;
+pub mod pipeline;
 pub mod purge;
 pub mod recall;
 pub mod reindex;

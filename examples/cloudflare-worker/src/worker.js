@@ -16,32 +16,48 @@
 //                                  name earlier ones as parents), all or nothing; 201
 //   GET  get?id=ID                 one record
 //   GET  ancestors?id=ID[&depth=N] ancestor ids, nearest first
+//   GET  descendants?id=ID[&depth=N]   descendant ids, nearest first
 //   GET  recent?thread=T[&n=N]     newest records of a thread
+//   GET  threads, GET users        the listings: {name, count, newest}, newest first
 //   GET  search?q=TEXT[&mode=bm25|vector|hybrid][&k=N]
 //   GET  grep?pattern=P[&i=1]      regular-expression matches over the raw logs
 //   POST recall                    body: a RecallQuery; the recall (block, items, tokens)
 //   POST compact?id=ID             compacts a turn with the extractive compactor
+//   POST delete?id=ID              deletes a record (its children take over its parents)
+//   POST forget-user               erases the user's turns, blobs and working memory
+//   GET  export[?format=jsonl|markdown|snapshot], POST import[?format=...]   (transfer.js)
 //   GET  tools?format=openai|anthropic|mcp   the tool definitions for a model request
-//   POST tool?name=NAME            body: the tool's arguments (JSON); its JSON answer. The
-//                                  context user is the header x-memdag-user (else ?user=),
-//                                  never the model's; ?thread= is recall's default thread
+//   POST tool?name=NAME            body: the tool's arguments (JSON); its JSON answer, with
+//                                  the request's user as the context user (never the
+//                                  model's); ?thread= is recall's default thread
 //   POST memory                    body: a NewItem; adds it (dedup, conflicts); 201
-//   GET  memory?user=U[&kind=K][&all=1]   items, newest first
+//   GET  memory[?kind=K][&all=1]   items, newest first
 //   GET  memory/history?id=ID      every version of an item
 //   POST memory/extract            body: {"thread"} or {"ids"}; learns items by the rules, or
 //                                  through Workers AI when the binding AI is set (one call
 //                                  per thread's batch of turns; the report counts them)
+//   POST memory/update?id=ID       body: an ItemUpdate
 //   POST memory/delete?id=ID       deletes an item softly
-//   GET  work?thread=T[&user=U]    U's working memory of the thread (no user's without
-//                                  one: working memory is per user and thread)
+//   GET  work?thread=T             the user's working memory of the thread (no user's
+//                                  without one: working memory is per user and thread)
 //   POST work                      body: a WorkUpdate (set, push, pop, patch, remove)
-//   GET  timeline?user=U[&thread=T]   turns and items by day
-//   GET  graph/neighbors?entity=E[&depth=N][&user=U]
-//   GET  graph/path?from=A&to=B[&depth=N][&user=U]
+//   GET  timeline[?thread=T]       turns and items by day
+//   GET  graph/neighbors?entity=E[&depth=N], GET graph/path?from=A&to=B[&depth=N]
 //   POST purge                     body (optional): a PurgeQuery; removes expired items for
-//                                  good, leaving no stored byte of them
+//                                  good, leaving no stored byte of them (store-wide)
 //   GET  stored[?find=TEXT]        every stored key with its size and a hash (for checking),
-//                                  and whether its value holds the bytes of TEXT
+//                                  and whether its value holds the bytes of TEXT (store-wide)
+//   the context pipeline: POST prepare, POST finish, GET blob (context.js)
+//
+// The user. Every route acts for the user of the header x-memdag-user (else ?user=): reads
+// show only that user's records and those tagged `shared`, writes take that user and change
+// only that user's records (routes.js). A blank name is INVALID_INPUT, never "every user";
+// with no user at all a route is store-wide. The HTTP API trusts that header: put it behind
+// the agent's backend (a service binding, Cloudflare Access), which knows who the user is.
+//
+// MCP: POST /mcp serves the tools over MCP's Streamable HTTP transport (mcp.js) to the user a
+// bearer token signed with the secret MCP_SECRET names (auth.js); each user's memory is the
+// Durable Object /do/<user>/ addresses: one Durable Object per user.
 //
 // Encryption at rest: with the secret MEMDAG_KEY (64 hex digits, `npx wrangler secret put
 // MEMDAG_KEY`, e.g. from `openssl rand -hex 32`) every stored value, in KV and in Durable
@@ -71,16 +87,10 @@
 // requests free what they open).
 import { PersistentMemory, KeyValueStorage, workersKv, DurableObjectStorage, workersAiComplete } from '../../../pkg/workerd.js';
 import { initSync } from '../../../pkg/dist/memdag_wasm.js';
-
-const STATUS = { NOT_FOUND: 404, INVALID_INPUT: 400, UNKNOWN_PARENT: 400, DUPLICATE_ID: 400 };
-
-const json = (body, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-
-function errorResponse(e) {
-  const code = typeof e?.code === 'string' ? e.code : 'INTERNAL';
-  return json({ error: { code, message: String(e?.message ?? e) } }, STATUS[code] ?? 500);
-}
+import { drain, errorResponse, invalid, json, userOf } from './http.js';
+import { ROUTES } from './routes.js';
+import { authenticate, configured } from './auth.js';
+import { serveMcp } from './mcp.js';
 
 /** The host LLM: the Workers AI binding AI when there is one. */
 const llm = (env) => (env.AI ? workersAiComplete(env.AI, { model: env.AI_MODEL || undefined }) : undefined);
@@ -89,117 +99,12 @@ const llm = (env) => (env.AI ? workersAiComplete(env.AI, { model: env.AI_MODEL |
 function storeKey(env) {
   const hex = env.MEMDAG_KEY?.trim();
   if (!hex) return undefined;
-  if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
-    throw Object.assign(new Error('the MEMDAG_KEY secret must be 64 hex digits'), { code: 'INVALID_INPUT' });
-  }
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw invalid('the MEMDAG_KEY secret must be 64 hex digits');
   return Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
-}
-
-/** Whether `bytes` holds the UTF-8 bytes of `text`. */
-function holds(bytes, text) {
-  const needle = new TextEncoder().encode(text);
-  outer: for (let i = 0; i + needle.length <= bytes.length; i++) {
-    for (let j = 0; j < needle.length; j++) if (bytes[i + j] !== needle[j]) continue outer;
-    return true;
-  }
-  return false;
 }
 
 /** The fault to inject, if the deployment allows it. */
 const fault = (request, env) => (env.FAULT_INJECTION === 'on' ? request.headers.get('x-memdag-fault') : null);
-
-/** A 32-bit FNV-1a of bytes, as hex: enough to see that a stored value changed. */
-function fnv(bytes) {
-  let h = 0x811c9dc5;
-  for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
-  return h.toString(16).padStart(8, '0');
-}
-
-const invalid = (message) => Object.assign(new Error(`invalid input: ${message}`), { code: 'INVALID_INPUT' });
-
-/** A query parameter that must be there. */
-function need(q, name) {
-  const value = q.get(name);
-  if (value == null || value === '') throw invalid(`the query parameter ${name} is required`);
-  return value;
-}
-
-/** The request body as JSON; `empty` when there is none (else a missing body is refused). */
-async function body(request, empty) {
-  const text = await request.text();
-  if (text.trim() === '') {
-    if (empty !== undefined) return empty;
-    throw invalid('a JSON body is required');
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw invalid(`the body is not JSON: ${e.message}`);
-  }
-}
-
-/** A whole number from the query, or `fallback`. */
-const int = (q, name, fallback) => (q.get(name) == null ? fallback : Number(q.get(name)));
-
-/** The routes: `METHOD path` → async (memory, { q, request, faultName }) => Response. Writes
- * resolve once durable (the PersistentMemory methods flush), or flush at the end. */
-const ROUTES = {
-  'POST turns': async (memory, { request, faultName }) => {
-    const { turns } = await body(request);
-    if (!Array.isArray(turns)) throw invalid('turns must be an array');
-    // Sync adds, then one flush: all or nothing (`addMany` would flush by itself).
-    const records = turns.map((t) => memory.addTurn(t));
-    if (faultName === 'after-add') throw new Error('injected failure after adding the turns');
-    await memory.flush();
-    return json({ added: records.map((r) => r.id), len: memory.len }, 201);
-  },
-  'GET get': (memory, { q }) => {
-    const record = memory.get(need(q, 'id'));
-    if (!record) return json({ error: { code: 'NOT_FOUND', message: `no record ${q.get('id')}` } }, 404);
-    return json({ ...record, embedding: null });
-  },
-  'GET ancestors': (memory, { q }) => json({ ids: memory.ancestors(need(q, 'id'), int(q, 'depth', 16), 1000).map((r) => r.id) }),
-  'GET recent': (memory, { q }) => json({ ids: memory.recent(need(q, 'thread'), int(q, 'n', 10)).map((r) => r.id) }),
-  'GET search': (memory, { q }) => {
-    const hits = memory.search({ text: q.get('q') ?? '', mode: q.get('mode') ?? 'hybrid', k: int(q, 'k', 10) });
-    return json({ hits: hits.map(({ id, score }) => ({ id, score })) });
-  },
-  'GET grep': (memory, { q }) => json({ matches: memory.grep({ pattern: need(q, 'pattern'), caseInsensitive: q.get('i') === '1' }) }),
-  'POST recall': async (memory, { request }) => {
-    const recall = memory.recall(await body(request));
-    await memory.flush(); // recall counts uses
-    return json(recall);
-  },
-  'POST compact': async (memory, { q }) => {
-    const record = memory.compactExtractive(need(q, 'id'));
-    await memory.flush();
-    return json({ id: record.id, compact: record.compact });
-  },
-  'GET tools': (memory, { q }) => json(memory.toolSchemas(q.get('format') ?? 'openai')),
-  'POST tool': async (memory, { q, request }) => {
-    const user = request.headers.get('x-memdag-user') ?? q.get('user');
-    const args = await request.text();
-    return json(await memory.callTool(need(q, 'name'), args, { user, thread: q.get('thread') }));
-  },
-  'POST memory': async (memory, { request }) => json(await memory.addItem(await body(request)), 201),
-  'GET memory': (memory, { q }) => json({
-    items: memory.listItems({ user: q.get('user'), kinds: q.get('kind') ? [q.get('kind')] : [], all: q.get('all') === '1' }),
-  }),
-  'GET memory/history': (memory, { q }) => json({ history: memory.itemHistory(need(q, 'id')) }),
-  'POST memory/extract': async (memory, { request }) => json(await memory.extract(await body(request))),
-  'POST memory/delete': async (memory, { q }) => json(await memory.deleteItem(need(q, 'id'))),
-  'GET work': (memory, { q }) => json(memory.workingMemory(need(q, 'thread'), q.get('user') ?? undefined)),
-  'POST work': async (memory, { request }) => json(await memory.updateWork(await body(request))),
-  'GET timeline': (memory, { q }) => json({ days: memory.timeline({ user: q.get('user'), thread: q.get('thread') }) }),
-  'GET graph/neighbors': (memory, { q }) => json(memory.neighbors(need(q, 'entity'), int(q, 'depth', 1), { user: q.get('user') })),
-  'GET graph/path': (memory, { q }) => json({ paths: memory.path(need(q, 'from'), need(q, 'to'), int(q, 'depth', 3), { user: q.get('user') }) }),
-  'POST purge': async (memory, { request }) => json(await memory.purge(await body(request, {}))),
-  'GET stored': async (memory, { q }) => {
-    const entries = await memory.storage.loadRange('');
-    const find = q.get('find');
-    return json({ entries: entries.map(([k, v]) => (find ? [k, v.length, fnv(v), holds(v, find)] : [k, v.length, fnv(v)])) });
-  },
-};
 
 /** Runs one API call on `memory` (a PersistentMemory); writes are durable when it answers. */
 async function handle(memory, request, path, faultName) {
@@ -210,7 +115,12 @@ async function handle(memory, request, path, faultName) {
       ? json({ error: { code: 'INVALID_INPUT', message: 'method not allowed' } }, 405)
       : json({ error: { code: 'NOT_FOUND', message: `no route ${path}` } }, 404);
   }
-  return route(memory, { q: new URL(request.url).searchParams, request, faultName });
+  const q = new URL(request.url).searchParams;
+  try {
+    return await route(memory, { q, request, user: userOf(request, q), faultName });
+  } finally {
+    await drain(request); // what the route left unread: it failed first, or needed none
+  }
 }
 
 /** Splits `/kv/<agent>/<path>`. */
@@ -219,12 +129,36 @@ function route(url) {
   return { backend, agent: decodeURIComponent(agent ?? ''), path: rest.join('/') };
 }
 
+/** Why an MCP request is refused (401, or 503 without a secret), or null when it may go on. */
+function refused(env, user) {
+  if (!configured(env)) return json({ error: { code: 'HOST', message: 'MCP is off: set the secret MCP_SECRET (32 characters or more)' } }, 503);
+  if (user === null) {
+    return new Response(JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'MCP needs Authorization: Bearer <token signed with MCP_SECRET>' } }), {
+      status: 401,
+      headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer realm="memdag"' },
+    });
+  }
+  return null;
+}
+
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === '/__test/heap' && env.FAULT_INJECTION === 'on') {
       // `initSync()` answers the instance's exports once the module is initialized.
       return json({ bytes: initSync().memory.buffer.byteLength });
+    }
+    if (url.pathname === '/mcp') {
+      // Checked here, before any Durable Object wakes, and again in the object (which the
+      // /do/<user>/mcp route reaches too).
+      const user = configured(env) ? await authenticate(request, env) : null;
+      const no = refused(env, user);
+      if (no) {
+        await drain(request);
+        return no;
+      }
+      const stub = env.MEMORY.get(env.MEMORY.idFromName(`do:${user}`));
+      return stub.fetch(new Request(`https://memdag.internal/do/${encodeURIComponent(user)}/mcp`, request));
     }
     const { backend, agent, path } = route(url);
     if (!agent || agent.includes('/')) return json({ error: { code: 'INVALID_INPUT', message: 'use /kv/<agent>/... or /do/<agent>/...' } }, 400);
@@ -253,7 +187,8 @@ async function withKvMemory(env, agent, f) {
   }
 }
 
-/** The memory of one agent, kept in this object's storage and cached between requests. */
+/** The memory of one agent (or, for MCP, one user), kept in this object's storage and cached
+ * between requests. */
 export class MemoryObject {
   constructor(ctx, env) {
     this.ctx = ctx;
@@ -269,6 +204,17 @@ export class MemoryObject {
       // The single writer of this agent's Workers KV store: requests here run one at a time.
       return withKvMemory(this.env, agent, (memory) => handle(memory, request, path, this.faultName));
     }
+    let mcpUser;
+    if (path === 'mcp') {
+      // Only the user the token names reaches their object's MCP endpoint.
+      const user = configured(this.env) ? await authenticate(request, this.env) : null;
+      const no = refused(this.env, user === agent ? user : null);
+      if (no) {
+        await drain(request);
+        return no;
+      }
+      mcpUser = user;
+    }
     try {
       if (!this.memory) {
         const storage = new DurableObjectStorage(this.ctx.storage, {
@@ -278,6 +224,7 @@ export class MemoryObject {
         });
         this.memory = await PersistentMemory.open({ name: `do:${agent}`, storage, sync: false, key: storeKey(this.env), complete: llm(this.env) });
       }
+      if (mcpUser !== undefined) return await serveMcp(request, this.memory, mcpUser);
       return await handle(this.memory, request, path, this.faultName);
     } catch (e) {
       // The cached memory may hold changes that were never written: drop it, so the next
