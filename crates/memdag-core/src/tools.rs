@@ -438,8 +438,15 @@ impl Store {
             }
             "get" => {
                 let a: IdArgs = args(name, arguments)?;
+                // An item past its time to live is gone for a model, as in search and recall.
+                let expired = |r: &crate::Record| {
+                    r.item
+                        .as_ref()
+                        .is_some_and(|m| crate::memory::crud::is_expired(m, ctx.now))
+                };
                 let r = self
                     .get_as(user.as_deref(), &a.id)?
+                    .filter(|r| !expired(r))
                     .ok_or(Error::NotFound { id: a.id })?;
                 Ok(record_to_value(r, None))
             }

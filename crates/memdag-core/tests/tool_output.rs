@@ -312,3 +312,105 @@ fn importance_is_estimated_when_a_turn_states_none_and_search_weighs_it_when_ask
         "INVALID_INPUT"
     );
 }
+
+#[test]
+fn an_expired_item_is_gone_from_the_get_tool_too() {
+    let mut store = Store::new();
+    let ctx = ToolContext {
+        user: Some("ana".into()),
+        now: Some(T0),
+        ..ToolContext::default()
+    };
+    let kept = store
+        .call_tool(
+            "remember",
+            json!({"text": "Ana parks on level 3 today", "ttl": "1d"}),
+            &ctx,
+        )
+        .unwrap();
+    let id = kept["memory"]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        store.call_tool("get", json!({"id": id}), &ctx).unwrap()["id"],
+        id.as_str()
+    );
+    let later = ToolContext {
+        now: Some(T0 + 2 * DAY),
+        ..ctx
+    };
+    let e = store
+        .call_tool("get", json!({"id": id}), &later)
+        .unwrap_err();
+    assert_eq!(e.code(), "NOT_FOUND");
+}
+
+#[test]
+fn prepare_counts_the_llm_wait_and_recalls_what_the_user_just_asked() {
+    let mut store = Store::new();
+    store
+        .add_turn(NewTurn {
+            id: Some("old".into()),
+            thread: "garden".into(),
+            user: "ana".into(),
+            input: "the tomato seedlings need repotting in May".into(),
+            created_at: T0,
+            ..NewTurn::default()
+        })
+        .unwrap();
+    // Newer turns of hers crowd the tomato turn out of recall's user section: only a match
+    // on what she just asked can bring it back.
+    for i in 0..12 {
+        store
+            .add_turn(NewTurn {
+                thread: format!("misc{i}"),
+                user: "ana".into(),
+                input: format!("note {i} about invoices and the quarterly budget"),
+                created_at: T0 + 1000 + i,
+                ..NewTurn::default()
+            })
+            .unwrap();
+    }
+    let ticks = std::cell::Cell::new(0.0);
+    let clock = || {
+        ticks.set(ticks.get() + 1.0);
+        ticks.get()
+    };
+    let mut messages = with_tool_output(10);
+    for i in 0..40 {
+        messages.push(Message {
+            role: Role::User,
+            content: format!("filler question {i} about the weather"),
+            ..Message::default()
+        });
+        messages.push(Message {
+            role: Role::Assistant,
+            content: format!("filler answer {i}"),
+            ..Message::default()
+        });
+    }
+    messages.push(Message {
+        role: Role::User,
+        content: "when do the tomato seedlings get repotted?".into(),
+        ..Message::default()
+    });
+    let options = PrepareOptions {
+        thread: "chat".into(),
+        user: Some("ana".into()),
+        window: 1200,
+        now: Some(T0 + DAY),
+        ..PrepareOptions::default()
+    };
+    // The LLM reads the clock ten times while it "thinks".
+    let mut llm = |_: &str| -> Result<String, String> {
+        for _ in 0..10 {
+            clock();
+        }
+        Err("timeout".into())
+    };
+    let p = store
+        .prepare_with(messages, options, Some(&mut llm), &clock)
+        .unwrap();
+    assert!(p.compacted > 0);
+    assert!(p.timings.summarize_ms >= 10.0, "{:?}", p.timings);
+    assert!(p.timings.total_ms >= p.timings.summarize_ms + p.timings.recall_ms);
+    assert!(p.recall.contains("[old]"), "{}", p.recall);
+}

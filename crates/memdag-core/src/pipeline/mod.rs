@@ -48,7 +48,8 @@ use crate::tokens::TokenCounter;
 pub use summary::{fallback_summary, fit_summary, summary_prompt, RunningSummary};
 
 /// What `prepare` needs besides the messages. Every field but `thread` and `window` has a
-/// default; missing serde fields take them.
+/// default; missing serde fields take them. Recall matches the newest user message unless
+/// `recall` names a query text or keywords.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct PrepareOptions {
@@ -337,6 +338,15 @@ impl Store {
         let t1 = clock();
         let recall = if recall_budget > 0 {
             let mut q = o.recall.clone().unwrap_or_default();
+            if q.query_text.is_none() && q.keywords.is_empty() {
+                // Match what the user just asked, when the caller names nothing to match.
+                q.query_text = stage
+                    .keep
+                    .iter()
+                    .rev()
+                    .find(|m| m.role == crate::context::Role::User)
+                    .map(|m| m.content.clone());
+            }
             q.thread = o.thread.clone();
             q.user = o.user.clone();
             q.budget_tokens = recall_budget;
@@ -383,11 +393,17 @@ impl Store {
         clock: &dyn Fn() -> f64,
     ) -> Result<Prepared> {
         let stage = self.prepare_begin(messages, options, clock)?;
+        let asked = clock();
         let answer = match (&stage.prompt, llm) {
             (Some(prompt), Some(llm)) => Some(llm(prompt)),
             _ => None,
         };
-        self.prepare_end(stage, answer, clock)
+        // The LLM's wait is part of summarising.
+        let waited = clock() - asked;
+        let mut prepared = self.prepare_end(stage, answer, clock)?;
+        prepared.timings.summarize_ms += waited;
+        prepared.timings.total_ms += waited;
+        Ok(prepared)
     }
 
     /// The one call after a turn: adds `turn` with the memories the agent used as its
