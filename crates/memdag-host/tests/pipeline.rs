@@ -253,6 +253,20 @@ fn cited_add_turn_with_users_as_of_and_the_ranking_knobs() {
         memory.add_turn_with(&t, false).unwrap_err().code(),
         Some("UNKNOWN_PARENT")
     );
+    // threads, and the Markdown and JSONL exports read back into a new store.
+    let threads = memory.thread_groups().unwrap();
+    assert_eq!((threads[0].name.as_str(), threads[0].count), ("db", 3));
+    let markdown = memory.export_markdown().unwrap();
+    assert!(markdown
+        .iter()
+        .any(|(path, text)| path.contains("db") && text.contains("read only")));
+    let mut copy = runtime().open(SharedKv::default(), None).unwrap();
+    let imported = copy.import_markdown(&markdown).unwrap();
+    assert_eq!(imported.turns, 3);
+    assert_eq!(copy.get("c").unwrap().unwrap().parents, ["a"]);
+    let jsonl = memory.export_jsonl().unwrap();
+    assert_eq!(jsonl.lines().count(), 3);
+    assert!(jsonl.lines().all(|l| l.starts_with('{')));
     // users: every user with records, newest activity first.
     let users = memory.user_groups().unwrap();
     let names: Vec<&str> = users.iter().map(|g| g.name.as_str()).collect();
