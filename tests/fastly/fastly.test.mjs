@@ -32,7 +32,9 @@ before(async () => {
   child = spawn(process.env.VICEROY ?? 'viceroy', ['serve', '-C', join(app, 'fastly.toml'), '--addr', `127.0.0.1:${port}`, process.env.MEMDAG_FASTLY_WASM], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
-  for (let i = 0; i < 300; i++) {
+  // Viceroy compiles the app (about 5 MB of wasm) with Cranelift before it listens: about 10
+  // CPU-seconds in the debug build scripts/lib.sh installs, longer on a loaded machine.
+  for (let i = 0; i < 1200; i++) {
     try {
       await fetch(`${base}/probe/recent`);
       return;
