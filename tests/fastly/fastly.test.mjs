@@ -149,6 +149,9 @@ test('a user header keeps every read to that user\'s records and the shared ones
   assert.deepEqual((await get('/agent-8/ancestors?id=l2&depth=1')).body.ids, ['a1']);
   assert.equal((await get('/agent-8/ancestors?id=l2', 'ada')).status, 404, 'the walk starts at a record ada may see');
   assert.deepEqual((await get('/agent-8/ancestors?id=a1', 'ada')).body.ids, []);
+  assert.deepEqual((await get('/agent-8/descendants?id=l1')).body.ids, ['a1', 'l2']);
+  assert.deepEqual((await get('/agent-8/descendants?id=l1&depth=1')).body.ids, ['a1']);
+  assert.deepEqual((await get('/agent-8/descendants?id=a1', 'ada')).body.ids, [], 'l2 is lin\'s');
   // Search borrows scores along a thread, so the shared s1 may come too; lin's turns never
   // reach ada.
   const all = (await get('/agent-8/search?q=timeout&mode=bm25')).body.hits.map((h) => h.id);
@@ -225,6 +228,14 @@ test('memory items: added as the user, listed to them, deleted softly by them al
   assert.deepEqual((await get('/agent-12/memory?kind=fact')).body.items.map((i) => i.text), ['Lin uses vim']);
   assert.equal((await get('/agent-12/memory?kind=mood')).body.error.code, 'INVALID_INPUT');
   assert.equal((await get('/agent-12/memory')).body.items.length, 2);
+  // Ada changes her item: a new version, the old one in its history. Lin may not.
+  assert.equal((await send(`/agent-12/memory/update?id=${id}`, { text: 'Ada prefers jasmine tea' }, 'lin')).status, 404);
+  const updated = await send(`/agent-12/memory/update?id=${id}`, { text: 'Ada prefers jasmine tea' }, 'ada');
+  assert.equal(updated.status, 200, JSON.stringify(updated.body));
+  assert.deepEqual([updated.body.text, updated.body.version], ['Ada prefers jasmine tea', 2]);
+  const history = (await get(`/agent-12/memory/history?id=${id}`, 'ada')).body.history;
+  assert.deepEqual(history.map((h) => [h.version, h.text]), [[1, 'Ada prefers green tea'], [2, 'Ada prefers jasmine tea']]);
+  assert.equal((await get(`/agent-12/memory/history?id=${id}`, 'lin')).status, 404);
   // Lin cannot even see ada's item; ada deletes it softly: it keeps its history.
   assert.equal((await send(`/agent-12/memory/delete?id=${id}`, '', 'lin')).status, 404);
   const deleted = await send(`/agent-12/memory/delete?id=${id}`, '', 'ada');

@@ -6,12 +6,14 @@
 //! | --- | --- |
 //! | `POST turns` | `{"turns": [turn, ...]}`: adds them in order, all or nothing; `201 {"added", "len"}` |
 //! | `GET get?id=` | the record in memdag's JSON shape, without its vector |
-//! | `GET ancestors?id=[&depth=16]`, `GET recent?thread=[&n=10]` | `{"ids"}` |
+//! | `GET ancestors?id=[&depth=16]`, `GET descendants?id=[&depth=16]`, `GET recent?thread=[&n=10]` | `{"ids"}` |
 //! | `GET search?q=[&mode=bm25\|vector\|hybrid][&k=10]` | `{"hits": [{"id", "score"}]}` |
 //! | `GET grep?pattern=[&i=1]` | `{"matches"}`: the core's grep matches |
 //! | `POST recall` | a `RecallQuery` (the core's serde shape) in, the `Recall` out; counts uses |
 //! | `POST memory` | a `NewItem` (camelCase) in; `201` with the core's `Learned` |
 //! | `GET memory[?kind=&all=1]` | `{"items"}`: the long-term memory items |
+//! | `POST memory/update?id=` | an `ItemUpdate` (camelCase) in: a new version of the item |
+//! | `GET memory/history?id=` | `{"history"}`: every version of an item, oldest first |
 //! | `POST memory/delete?id=` | deletes an item softly (it keeps its history) |
 //! | `POST delete?id=` | deletes a record for good; the DAG is spliced |
 //! | `POST forget` | erases every record of the user the request names |
@@ -24,6 +26,7 @@
 
 use fastly::http::StatusCode;
 use fastly::Request;
+use memdag_core::item::ItemUpdate;
 use memdag_core::json::{record_to_value, turn_from_value};
 use memdag_core::memory::crud::ItemQuery;
 use memdag_core::recall::RecallQuery;
@@ -105,7 +108,7 @@ impl Call {
         }
     }
 
-    /// The record `id` if the request's user may delete it: one they may see (else
+    /// The record `id` if the request's user may delete or change it: one they may see (else
     /// NOT_FOUND, as if it did not exist) and their own (a shared record of another user is
     /// refused).
     fn deletable<'s>(&self, store: &'s Store, id: &str) -> Result<&'s Record> {
@@ -114,7 +117,7 @@ impl Call {
             .ok_or_else(|| CoreError::NotFound { id: id.into() })?;
         match self.user() {
             Some(u) if r.user != u => Err(CoreError::invalid(format!(
-                "{id} is shared by another user: only they can delete it"
+                "{id} is shared by another user: only they can change it"
             ))),
             _ => Ok(r),
         }
@@ -165,12 +168,15 @@ const ROUTES: &[(&str, &str, Route)] = &[
     ("POST", "turns", add_turns),
     ("GET", "get", get),
     ("GET", "ancestors", ancestors),
+    ("GET", "descendants", descendants),
     ("GET", "recent", recent),
     ("GET", "search", search),
     ("GET", "grep", grep),
     ("POST", "recall", recall),
     ("POST", "memory", add_item),
     ("GET", "memory", list_items),
+    ("POST", "memory/update", update_item),
+    ("GET", "memory/history", item_history),
     ("POST", "memory/delete", delete_item),
     ("POST", "delete", delete),
     ("POST", "forget", forget),
@@ -218,15 +224,23 @@ fn get(store: &mut Store, call: &mut Call) -> Result<Reply> {
     read(record_to_value(record, None))
 }
 
-fn ancestors(store: &mut Store, call: &mut Call) -> Result<Reply> {
+fn walk(store: &Store, call: &Call, direction: Direction) -> Result<Reply> {
     let found = store.walk_as(
         call.user(),
         &call.need("id")?,
-        Direction::Ancestors,
+        direction,
         call.count("depth", 16)?,
         1000,
     )?;
     read(ids(&found))
+}
+
+fn ancestors(store: &mut Store, call: &mut Call) -> Result<Reply> {
+    walk(store, call, Direction::Ancestors)
+}
+
+fn descendants(store: &mut Store, call: &mut Call) -> Result<Reply> {
+    walk(store, call, Direction::Descendants)
 }
 
 fn recent(store: &mut Store, call: &mut Call) -> Result<Reply> {
@@ -313,6 +327,22 @@ fn list_items(store: &mut Store, call: &mut Call) -> Result<Reply> {
         ..ItemQuery::default()
     };
     read(json!({ "items": to_value(&store.list_items(&query)?)? }))
+}
+
+fn update_item(store: &mut Store, call: &mut Call) -> Result<Reply> {
+    let id = call.need("id")?;
+    let mut update: ItemUpdate = call.json_body()?;
+    call.deletable(store, &id)?;
+    if update.at == 0 {
+        update.at = call.now;
+    }
+    let item = store.update_item(&id, update)?;
+    wrote(StatusCode::OK, to_value(&item)?)
+}
+
+fn item_history(store: &mut Store, call: &mut Call) -> Result<Reply> {
+    let history = store.item_history_as(call.user(), &call.need("id")?)?;
+    read(json!({ "history": to_value(&history)? }))
 }
 
 fn delete_item(store: &mut Store, call: &mut Call) -> Result<Reply> {
