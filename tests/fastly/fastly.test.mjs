@@ -292,3 +292,24 @@ test('export gives the agent as JSONL, and import reads it into another agent', 
   assert.equal((await send('/agent-17/import', '')).body.error.code, 'INVALID_INPUT');
   assert.equal((await send('/agent-17/import', text, 'ada')).status, 400);
 });
+
+test('the model tools: schemas in each format, and calls kept to the request\'s user', async () => {
+  const openai = (await get('/agent-18/tools')).body;
+  const names = openai.map((t) => t.function.name);
+  assert.ok(['search', 'recall', 'remember', 'read_blob'].every((n) => names.includes(n)), JSON.stringify(names));
+  assert.ok((await get('/agent-18/tools?format=mcp')).body.every((t) => t.inputSchema.type === 'object'));
+  assert.equal((await get('/agent-18/tools?format=gopher')).body.error.code, 'INVALID_INPUT');
+  await seedUsers('agent-18');
+  const remembered = await send('/agent-18/tool?name=remember', { text: 'Ada deploys on fridays', kind: 'fact' }, 'ada');
+  assert.equal(remembered.status, 200, JSON.stringify(remembered.body));
+  assert.equal(remembered.body.memory.text, 'Ada deploys on fridays');
+  // The item is the request's user's: the model names no user.
+  assert.deepEqual((await get('/agent-18/memory', 'ada')).body.items.map((i) => [i.text, i.user]), [['Ada deploys on fridays', 'ada']]);
+  assert.deepEqual((await get('/agent-18/memory', 'lin')).body.items, []);
+  const hits = (await send('/agent-18/tool?name=search', { query: 'timeout', mode: 'bm25' }, 'ada')).body.hits.map((h) => h.id);
+  assert.ok(hits.includes('a1') && !hits.includes('l1') && !hits.includes('l2'), JSON.stringify(hits));
+  const typo = await send('/agent-18/tool?name=search', { qurey: 'x' }, 'ada');
+  assert.equal(typo.status, 400);
+  assert.equal(typo.body.error.code, 'INVALID_INPUT');
+  assert.equal((await send('/agent-18/tool?name=teleport', {})).body.error.code, 'INVALID_INPUT');
+});

@@ -15,6 +15,8 @@
 //! | `POST memory/update?id=` | an `ItemUpdate` (camelCase) in: a new version of the item |
 //! | `GET memory/history?id=` | `{"history"}`: every version of an item, oldest first |
 //! | `POST memory/delete?id=` | deletes an item softly (it keeps its history) |
+//! | `GET tools[?format=openai\|anthropic\|mcp]` | the model tools' schemas |
+//! | `POST tool?name=[&thread=]` | runs a model tool with the body as its JSON arguments |
 //! | `POST delete?id=` | deletes a record for good; the DAG is spliced |
 //! | `POST forget` | erases every record of the user the request names |
 //! | `GET export`, `POST import` | the whole agent as JSONL, and back (no user may ask) |
@@ -31,6 +33,7 @@ use memdag_core::json::{record_to_value, turn_from_value};
 use memdag_core::memory::crud::ItemQuery;
 use memdag_core::recall::RecallQuery;
 use memdag_core::search::{GrepQuery, SearchMode, SearchQuery};
+use memdag_core::tools::{tool_schemas, ToolContext, ToolFormat};
 use memdag_core::{Direction, Error as CoreError, ItemKind, NewItem, Record, Store};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -178,6 +181,8 @@ const ROUTES: &[(&str, &str, Route)] = &[
     ("POST", "memory/update", update_item),
     ("GET", "memory/history", item_history),
     ("POST", "memory/delete", delete_item),
+    ("GET", "tools", tools),
+    ("POST", "tool", tool),
     ("POST", "delete", delete),
     ("POST", "forget", forget),
     ("GET", "export", export),
@@ -350,6 +355,29 @@ fn delete_item(store: &mut Store, call: &mut Call) -> Result<Reply> {
     call.deletable(store, &id)?;
     let item = store.delete_item(&id, call.now)?;
     wrote(StatusCode::OK, to_value(&item)?)
+}
+
+fn tools(_: &mut Store, call: &mut Call) -> Result<Reply> {
+    let format = ToolFormat::parse(&call.param("format").unwrap_or_else(|| "openai".into()))?;
+    read(tool_schemas(format))
+}
+
+/// A model's tool call: the user comes from the request, never from the model's arguments.
+fn tool(store: &mut Store, call: &mut Call) -> Result<Reply> {
+    let name = call.need("name")?;
+    let ctx = ToolContext {
+        user: call.user.clone(),
+        thread: call.param("thread"),
+        now: Some(call.now),
+    };
+    let args = String::from_utf8(call.req.take_body_bytes())
+        .map_err(|_| CoreError::invalid("the body is not UTF-8 text"))?;
+    let answer = store.call_tool_json(&name, &args, &ctx)?;
+    let answer: Value =
+        serde_json::from_str(&answer).map_err(|e| CoreError::invalid(e.to_string()))?;
+    // `remember` and `forget` write, and `recall` counts uses; the others leave the change
+    // set empty, and an empty one writes nothing.
+    wrote(StatusCode::OK, answer)
 }
 
 fn delete(store: &mut Store, call: &mut Call) -> Result<Reply> {
