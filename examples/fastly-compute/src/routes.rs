@@ -23,8 +23,8 @@
 //!
 //! With a user (`x-memdag-user`): reads see the user's own records and those tagged `shared`;
 //! a turn or item without a user is theirs and one naming another user is refused; a record
-//! or item is deleted only by its own user; a recall is theirs. Every read that filters by
-//! time or expiry takes the host clock unless the request names `now`.
+//! or item is changed or deleted only by its own user; a recall or tool call is theirs. Every
+//! read that filters by time or expiry takes the host clock (a recall query may name `now`).
 
 use fastly::http::StatusCode;
 use fastly::Request;
