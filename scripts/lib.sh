@@ -51,10 +51,10 @@ ensure_viceroy() {
   fi
   step "installing viceroy $VICEROY_VERSION (about 15 CPU-minutes, once)"
   # No registry this machine reaches ships a Viceroy binary, so it is built. Its cost is
-  # Wasmtime's: a release build took 36 minutes here. A debug build without debug info, with
-  # only the compiler crates optimized (as the workspace's dev profile does; unoptimized,
-  # Cranelift takes minutes to compile the app at start), took 15 CPU-minutes and starts the
-  # app in about 10 CPU-s. It serves the tests as a release build would.
+  # Wasmtime's: a release build (of 0.16.5) took 36 minutes here. A debug build without debug
+  # info, with only the compiler crates optimized (as the workspace's dev profile does: the
+  # host found unoptimized Cranelift 20 times slower), took 15 CPU-minutes and compiles the app
+  # at start in about 12 CPU-s; at opt-level 1 it took 13.5 CPU-minutes and 19 CPU-s a start.
   # Its own temporary target dir (not CARGO_TARGET_DIR): it builds beside the workspace's
   # builds without waiting for their lock, and leaves 1.7 GB of artifacts behind it otherwise.
   local opt=()
