@@ -6,6 +6,8 @@ cd "$ROOT"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/memdag-target}"
 export PATH="$HOME/.cargo/bin:$PATH"
 WASM_BINDGEN_VERSION=0.2.130
+# Fastly's local Compute runtime, which runs tests/fastly (see ensure_viceroy).
+VICEROY_VERSION=0.22.0
 
 # Each step is printed and, when MEMDAG_STEP_LOG names a file (scripts/test.sh sets it),
 # recorded there with its start time, so that the run can end with each step's time.
@@ -41,6 +43,27 @@ ensure_wasm_bindgen() {
   # --locked fails against this machine's registry mirror (a locked webpki-roots is missing).
   CARGO_PROFILE_DEV_DEBUG=false cargo install --debug wasm-bindgen-cli \
     --version "$WASM_BINDGEN_VERSION" --no-default-features --bin wasm-bindgen
+}
+
+ensure_viceroy() {
+  if viceroy --version 2>/dev/null | grep -q " $VICEROY_VERSION\$"; then
+    return
+  fi
+  step "installing viceroy $VICEROY_VERSION (about 15 CPU-minutes, once)"
+  # No registry this machine reaches ships a Viceroy binary, so it is built. Its cost is
+  # Wasmtime's: a release build (of 0.16.5) took 36 minutes here. A debug build without debug
+  # info, with only the compiler crates optimized (as the workspace's dev profile does: the
+  # host found unoptimized Cranelift 20 times slower), took 15 CPU-minutes and compiles the app
+  # at start in about 12 CPU-s; at opt-level 1 it took 13.5 CPU-minutes and 19 CPU-s a start.
+  # Its own temporary target dir (not CARGO_TARGET_DIR): it builds beside the workspace's
+  # builds without waiting for their lock, and leaves 1.7 GB of artifacts behind it otherwise.
+  local opt=()
+  for crate in cranelift-codegen cranelift-assembler-x64 regalloc2 wasmtime-internal-cranelift \
+    wasmparser wasmtime-environ; do
+    opt+=(--config "profile.dev.package.$crate.opt-level=2")
+  done
+  env -u CARGO_TARGET_DIR cargo install viceroy --version "$VICEROY_VERSION" --locked --debug \
+    --config profile.dev.debug=false "${opt[@]}"
 }
 
 ensure_chromium() {

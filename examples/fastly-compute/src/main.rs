@@ -1,14 +1,11 @@
 //! memdag on Fastly Compute: an agent-memory service whose records live in a Fastly KV store.
 //!
-//! Routes, per agent (its keys are under the prefix `<agent>/` of the KV store `memdag`):
-//! - `POST /<agent>/turns` with `{"turns": [turn, ...]}`, each turn in memdag's JSON shape
-//!   (`memdag_core::json`, as every face reads it: e.g. `{"id": "a", "thread": "main",
-//!   "input": "...", "parents": []}`, a step's `ok` true unless it says false, `createdAt` the
-//!   clock's when missing): adds them in order, all or nothing, then writes the change set;
-//!   `201 {"added": [ids], "len": n}`;
-//! - `GET /<agent>/ancestors?id=ID`, `GET /<agent>/recent?thread=T`, and
-//!   `GET /<agent>/search?q=TEXT[&mode=bm25|vector|hybrid]`: ids (and scores);
-//! - errors: `{"error": {"code", "message"}}` with the core's stable code.
+//! Every route is under `/<agent>/`, the agent's keys under the prefix `<agent>/` of the KV
+//! store `memdag` (see `routes` for the list). A request may name the user it acts for in the
+//! header `x-memdag-user`, as the Cloudflare Worker example does: then it reads only what that
+//! user may see (their own records and those tagged `shared`) and writes only as that user.
+//! Without it a request acts for the whole agent (every user). Errors are
+//! `{"error": {"code", "message"}}` with the core's stable code.
 //!
 //! Every request loads the agent's store from KV, works in memory, and writes the change set
 //! only when all the work succeeded, so a refused request writes nothing. Fastly's KV store
@@ -17,23 +14,24 @@
 //! write cut short leaves the store as it was before or after it (see memdag-core's `storage`
 //! module). Like Workers KV it has no compare-and-set: one writer per store.
 
-use fastly::http::{Method, StatusCode};
-use fastly::kv_store::KVStoreError;
+mod kv;
+mod routes;
+
+use fastly::http::StatusCode;
 use fastly::{Error, KVStore, Request, Response};
-use memdag_core::search::{SearchMode, SearchQuery};
-use memdag_core::{json::turn_from_value, Error as CoreError, Store};
-use serde::Deserialize;
+use memdag_core::Error as CoreError;
 use serde_json::json;
+
+use routes::{Body, Call};
 
 /// The KV store holding every agent's memory.
 const KV_STORE: &str = "memdag";
 
-#[derive(Deserialize)]
-struct AddTurns {
-    turns: Vec<serde_json::Value>,
-}
+/// The header naming the user a request acts for (as in the Cloudflare Worker example).
+const USER_HEADER: &str = "x-memdag-user";
 
-/// The clock, in milliseconds since the epoch: the time of a turn that gives none.
+/// The clock, in milliseconds since the epoch: the time of a turn or item that gives none,
+/// and the "now" of every read that filters by time or expiry.
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -54,20 +52,19 @@ fn error_response(e: &CoreError) -> Response {
         "INVALID_INPUT" | "UNKNOWN_PARENT" | "DUPLICATE_ID" => StatusCode::BAD_REQUEST,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
+    json_response(
+        status,
+        &json!({ "error": { "code": e.code(), "message": e.to_string() } }),
+    )
+}
+
+fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
     Response::from_status(status)
-        .with_body_json(&json!({
-            "error": { "code": e.code(), "message": e.to_string() }
-        }))
+        .with_body_json(body)
         .unwrap_or_else(|_| Response::from_status(status))
 }
 
-fn storage(what: &str, e: KVStoreError) -> CoreError {
-    CoreError::Storage {
-        message: format!("kv {what}: {e}"),
-    }
-}
-
-fn handle(mut req: Request) -> Result<Response, CoreError> {
+fn handle(req: Request) -> Result<Response, CoreError> {
     let path = req.get_path().trim_start_matches('/').to_string();
     let (agent, route) = path
         .split_once('/')
@@ -75,131 +72,50 @@ fn handle(mut req: Request) -> Result<Response, CoreError> {
     if agent.is_empty() {
         return Err(CoreError::invalid("the agent name must not be empty"));
     }
+    let user = match req.get_header(USER_HEADER) {
+        None => None,
+        Some(v) => {
+            let u = v
+                .to_str()
+                .map_err(|_| CoreError::invalid(format!("{USER_HEADER} is not UTF-8 text")))?;
+            // An empty name names nobody: refused, never read as "every user".
+            Some(memdag_core::scope::check_user(u)?.to_string())
+        }
+    };
+    let method = req.get_method().as_str().to_string();
+    let Some(run) = routes::find(&method, route) else {
+        return Ok(if routes::known(route) {
+            json_response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                &json!({ "error": { "code": "INVALID_INPUT", "message": format!("{method} is not allowed on {route}") } }),
+            )
+        } else {
+            json_response(
+                StatusCode::NOT_FOUND,
+                &json!({ "error": { "code": "NOT_FOUND", "message": format!("no route {route}") } }),
+            )
+        });
+    };
     let kv = KVStore::open(KV_STORE)
-        .map_err(|e| storage("open", e))?
+        .map_err(|e| kv::storage("open", e))?
         .ok_or_else(|| CoreError::Storage {
             message: format!("no KV store named {KV_STORE:?} is linked to this service"),
         })?;
     let prefix = format!("{agent}/");
-    let mut store = load(&kv, &prefix)?;
-    let param = |name: &str| -> String {
-        req.get_query_parameter(name)
-            .map(str::to_string)
-            .unwrap_or_default()
+    let mut store = kv::load(&kv, &prefix)?;
+    let mut call = Call {
+        req,
+        user,
+        now: now_ms(),
     };
-    let body = match (req.get_method().clone(), route) {
-        (Method::POST, "turns") => {
-            let AddTurns { turns } = req
-                .take_body_json()
-                .map_err(|e| CoreError::invalid(format!("body: {e}")))?;
-            let now = now_ms();
-            let mut added = Vec::with_capacity(turns.len());
-            for turn in turns {
-                added.push(store.add_turn(turn_from_value(turn, now)?)?.id.clone());
-            }
-            write(&kv, &prefix, &mut store)?;
-            let body = json!({ "added": added, "len": store.len() });
-            return Response::from_status(StatusCode::CREATED)
-                .with_body_json(&body)
-                .map_err(|e| CoreError::invalid(e.to_string()));
-        }
-        (Method::GET, "ancestors") => {
-            let found = store.ancestors(&param("id"), 16, 1000)?;
-            json!({ "ids": found.iter().map(|r| r.id.as_str()).collect::<Vec<_>>() })
-        }
-        (Method::GET, "recent") => {
-            let found = store.recent(&param("thread"), 10);
-            json!({ "ids": found.iter().map(|r| r.id.as_str()).collect::<Vec<_>>() })
-        }
-        (Method::GET, "search") => {
-            let mode = match param("mode").as_str() {
-                "bm25" => SearchMode::Bm25,
-                "vector" => SearchMode::Vector,
-                _ => SearchMode::Hybrid,
-            };
-            let query = SearchQuery {
-                text: param("q"),
-                mode,
-                ..SearchQuery::default()
-            };
-            let hits = store.search(&query)?;
-            json!({ "hits": hits.iter().map(|h| json!({"id": h.id, "score": h.score})).collect::<Vec<_>>() })
-        }
-        _ => return Err(CoreError::NotFound { id: route.into() }),
-    };
-    Response::from_status(StatusCode::OK)
-        .with_body_json(&body)
-        .map_err(|e| CoreError::invalid(e.to_string()))
-}
-
-/// Loads the store under `prefix`: `head`, the keys it names and the two keys ahead of it
-/// (3 + parts lookups), or every key of the prefix, page by page, when there is no readable
-/// `head` (format v1, or a commit the core recovers from its segments) or a key ahead exists
-/// (a segment newer than `head`, see `Store::keys_ahead`).
-fn load(kv: &KVStore, prefix: &str) -> Result<Store, CoreError> {
-    let mut entries = Vec::new();
-    if let Some(head) = lookup(kv, &format!("{prefix}head"))? {
-        let plan = match (Store::keys_to_read(&head), Store::keys_ahead(&head)) {
-            (Ok(named), Ok(ahead)) => Some((named, ahead)),
-            (Err(CoreError::CorruptData { .. }), _) | (_, Err(CoreError::CorruptData { .. })) => None,
-            (Err(e), _) | (_, Err(e)) => return Err(e),
-        };
-        if let Some((named, ahead)) = plan {
-            let mut newer = false;
-            for key in &ahead {
-                newer |= lookup(kv, &format!("{prefix}{key}"))?.is_some();
-            }
-            if !newer {
-                for key in named {
-                    if let Some(value) = lookup(kv, &format!("{prefix}{key}"))? {
-                        entries.push((key, value));
-                    }
-                }
-                entries.push(("head".to_string(), head));
-                let mut store = Store::load(entries)?;
-                store.set_auto_embed(true);
-                return Ok(store);
-            }
-        }
+    let reply = run(&mut store, &mut call)?;
+    if reply.changed {
+        kv::write(&kv, &prefix, &mut store)?;
     }
-    for page in kv.build_list().prefix(prefix).iter() {
-        for key in page.map_err(|e| storage("list", e))?.keys() {
-            match kv.lookup(key) {
-                Ok(mut found) => {
-                    let name = key.strip_prefix(prefix).unwrap_or(key).to_string();
-                    entries.push((name, found.take_body_bytes()));
-                }
-                // Deleted between the list and the lookup.
-                Err(KVStoreError::ItemNotFound) => {}
-                Err(e) => return Err(storage("lookup", e)),
-            }
-        }
-    }
-    let mut store = Store::load(entries)?;
-    store.set_auto_embed(true);
-    Ok(store)
-}
-
-/// The value of `key`, or `None`.
-fn lookup(kv: &KVStore, key: &str) -> Result<Option<Vec<u8>>, CoreError> {
-    match kv.lookup(key) {
-        Ok(mut found) => Ok(Some(found.take_body_bytes())),
-        Err(KVStoreError::ItemNotFound) => Ok(None),
-        Err(e) => Err(storage("lookup", e)),
-    }
-}
-
-/// Writes the store's change set in the core's order.
-fn write(kv: &KVStore, prefix: &str, store: &mut Store) -> Result<(), CoreError> {
-    for change in store.take_changes()? {
-        let key = format!("{prefix}{}", change.key);
-        match change.value {
-            Some(bytes) => kv.insert(&key, bytes).map_err(|e| storage("insert", e))?,
-            None => match kv.delete(&key) {
-                Ok(()) | Err(KVStoreError::ItemNotFound) => {}
-                Err(e) => return Err(storage("delete", e)),
-            },
-        }
-    }
-    Ok(())
+    Ok(match reply.body {
+        Body::Json(value) => json_response(reply.status, &value),
+        Body::Lines(text) => Response::from_status(reply.status)
+            .with_header("content-type", "application/x-ndjson")
+            .with_body(text),
+    })
 }
