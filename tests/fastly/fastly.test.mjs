@@ -195,7 +195,7 @@ test('grep finds a pattern in the raw logs, case-insensitive on asking, within t
 test('recall builds the block for the request\'s user only, and counts its uses', async () => {
   await seedUsers('agent-11');
   assert.equal((await send('/agent-11/memory', { kind: 'personal', text: 'Ada wants deploy timeouts under a minute' }, 'ada')).status, 201);
-  const r = await send('/agent-11/recall', { thread: 'main', query_text: 'deploy timeout', budget_tokens: 500 }, 'ada');
+  const r = await send('/agent-11/recall', { thread: 'main', queryText: 'deploy timeout', budgetTokens: 500 }, 'ada');
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const ids = r.body.items.map((i) => i.id);
   assert.ok(ids.includes('a1') && ids.includes('s1'), JSON.stringify(ids));
@@ -209,9 +209,12 @@ test('recall builds the block for the request\'s user only, and counts its uses'
   const other = await send('/agent-11/recall', { thread: 'main', user: 'lin' }, 'ada');
   assert.equal(other.body.error.code, 'INVALID_INPUT');
   // Without a header it is agent-wide: lin's turns come too.
-  const wide = await send('/agent-11/recall', { thread: 'main', query_text: 'timeout' });
+  const wide = await send('/agent-11/recall', { thread: 'main', queryText: 'timeout' });
   assert.ok(wide.body.items.some((i) => i.id === 'l2'), JSON.stringify(wide.body.items));
-  const bad = await send('/agent-11/recall', { thread: 'main', budget_tokens: 'many' });
+  const bad = await send('/agent-11/recall', { thread: 'main', budgetTokens: 'many' });
+  assert.equal(bad.status, 400);
+  const typo = await send('/agent-11/recall', { thread: 'main', budget_tokens: 500 });
+  assert.equal(typo.body.error.code, 'INVALID_INPUT', 'a misspelt name is refused, not ignored');
   assert.equal(bad.status, 400);
   assert.equal(bad.body.error.code, 'INVALID_INPUT');
 });

@@ -67,8 +67,10 @@ use crate::tokens::Encoding;
 const DAY_MS: i64 = 86_400_000;
 
 /// What to recall. Every field but `thread` has a default; missing serde fields take them.
+/// Its JSON shape is camelCase (`queryText`, `budgetTokens`, ...), as every face writes it;
+/// an unknown name is refused, so a misspelt option is an error, not a default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecallQuery {
     /// The current thread. Empty: no thread or ancestor section.
     pub thread: String,
@@ -153,7 +155,7 @@ impl Default for RecallQuery {
 
 /// Ranking weights; see the module docs for the formula. All must be finite and >= 0.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct RecallWeights {
     pub recency: f32,
     pub importance: f32,

@@ -1,7 +1,8 @@
 //! The types of a search: the query, its filter, its options and the hits it returns.
 //!
 //! Every type is serde with `#[serde(default)]`, so a binding can pass a partial JSON-like
-//! object: `{"text": "deploy failed", "k": 5}` is a complete hybrid query.
+//! object: `{"text": "deploy failed", "k": 5}` is a complete hybrid query. Field names are
+//! camelCase (`vectorWeight`, `minScore`), the one JSON shape of every face.
 
 use std::string::String;
 use std::vec::Vec;
@@ -112,7 +113,7 @@ impl SearchFilter {
 
 /// A Mode-2 search query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct SearchQuery {
     /// The query text, for BM25 (and for the built-in embedder, see [`SearchQuery::embedding`]).
     pub text: String,
@@ -239,7 +240,7 @@ pub struct SearchHit {
 
 /// A regular-expression search over raw logs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct GrepQuery {
     /// The pattern, in `regex` crate syntax (linear time: no backreferences or lookaround).
     pub pattern: String,
