@@ -476,3 +476,20 @@ fn the_cipher_reads_v2_and_refuses_what_it_cannot_read() {
     assert_ne!(again, sealed);
     assert_eq!(c.open(key, &again).unwrap(), b"MDAG value");
 }
+
+/// A store the JS package wrote through WebCrypto (`tests/node/encryption-host.test.mjs`, key
+/// `[0x42; 32]`, the turns of `tests/data/cross-face/turns.jsonl`): the core opens it alone.
+#[test]
+fn a_store_webcrypto_sealed_opens_in_the_core() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/cross-face/sealed-v2.mdagexp");
+    let bytes = std::fs::read(path).expect("the committed fixture");
+    let entries = memdag_core::export::snapshot::decode_snapshot(&bytes).unwrap();
+    assert!(entries.iter().all(|(_, v)| is_sealed(v) && v[4] == SEAL_V2));
+    let store = Store::load_with_cipher(entries.clone(), Some(cipher(&[0x42; 32]))).unwrap();
+    assert_eq!(store.len(), 4);
+    assert_eq!(store.get("c2").unwrap().input, "继续：写文档 ~~~ fences");
+    assert_eq!(store.get("c3").unwrap().thread, "other");
+    let e = Store::load_with_cipher(entries, Some(cipher(&KEY))).unwrap_err();
+    assert_eq!(e.code(), "LOCKED");
+}
