@@ -5,18 +5,16 @@
 //! and synchronously, in `takeChanges`: so the key crosses as raw bytes (WebCrypto is
 //! asynchronous and keeps its keys out of reach). Where WebCrypto exists, the JS layer
 //! (`pkg/seal.js`) seals instead, with AES-256-GCM (seal v2): it takes the v2 subkey and header
-//! from `Memory.hostKey`, imports the subkey as a non-extractable `CryptoKey`, opens the v2
+//! from `Memory.hostKey` (`host_key.rs`), imports the subkey as a non-extractable `CryptoKey`, opens the v2
 //! values itself, and loads with the list of keys it opened (`opened` below). The master key
 //! still crosses once per open: the core derives the subkeys (keyed BLAKE2b, which WebCrypto
 //! lacks) and opens the v1 values and whatever the host could not open.
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Uint8Array};
 use memdag_core::{Cipher, Error};
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::error::throw;
-use crate::memory::Memory;
 
 /// The cipher of a JS key argument: `undefined` or `null` for none, else a 32-byte
 /// `Uint8Array`. Anything else is `INVALID_INPUT`.
@@ -61,26 +59,4 @@ pub fn opened_of(
         })
         .collect::<Result<Vec<String>, JsValue>>()
         .map(Some)
-}
-
-#[wasm_bindgen]
-impl Memory {
-    /// What a host needs to seal and open seal v2 itself, for the 32-byte master `key`:
-    /// `{ key, header }`, the AES-256-GCM subkey (32 bytes) and the 13 bytes every v2 value
-    /// starts with. A v2 value is `header ‖ nonce (12 random bytes) ‖ AES-GCM(key, nonce,
-    /// additionalData = header ‖ storage key in UTF-8, value)` (ciphertext, then the 16-byte
-    /// tag). Import `key` as a non-extractable `CryptoKey` and wipe it.
-    #[wasm_bindgen(js_name = hostKey)]
-    pub fn host_key(key: JsValue) -> Result<JsValue, JsValue> {
-        let Some(cipher) = cipher_of(&key)? else {
-            return Err(throw(Error::invalid(
-                "hostKey needs a 32-byte Uint8Array key",
-            )));
-        };
-        let host = cipher.host_key();
-        let out = Object::new();
-        Reflect::set(&out, &"key".into(), &Uint8Array::from(&host.key[..]))?;
-        Reflect::set(&out, &"header".into(), &Uint8Array::from(&host.header[..]))?;
-        Ok(out.into())
-    }
 }
