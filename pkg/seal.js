@@ -1,9 +1,13 @@
-// Encryption at rest on the host: seal v2 (AES-256-GCM) through WebCrypto, so that no byte of
-// a large store goes through a cipher in wasm (see memdag-core's `cipher` for the format and
-// why the nonces are random). Where `crypto.subtle` exists (browsers, workerd, Node 20),
-// PersistentMemory seals every value of a change set here before writing it, and opens every
-// v2 value here before loading; the core then loads with the list of keys opened, and seals
-// nothing itself. Without WebCrypto the core seals (v1) and opens everything.
+// Encryption at rest on the host: seal v2 (AES-256-GCM) with the runtime's native cipher, so
+// that no byte of a large store goes through a cipher in wasm (see memdag-core's `cipher` for
+// the format and why the nonces are random). Where WebCrypto exists (browsers, workerd, Node
+// 20), PersistentMemory seals every value of a change set here before writing it, and opens
+// every v2 value here before loading; the core then loads with the list of keys opened, and
+// seals nothing itself. Without WebCrypto the core seals (v1) and opens everything. The AES-GCM
+// is WebCrypto's, but in Node node:crypto's: the same OpenSSL, a synchronous call per value,
+// where Node's WebCrypto copies each value twice and hops to a thread for it (about three
+// times the CPU: `node tests/bench/run-wasm.mjs --seal` times both). Nonces are
+// `crypto.getRandomValues` either way.
 //
 // The core stays the judge of what is stored: a value this host cannot open (sealed v1 by the
 // core or the CLI, sealed with another key, altered, moved to another key, cut short, or plain)
@@ -23,31 +27,105 @@ function webCrypto() {
   return c?.subtle && typeof c.getRandomValues === 'function' ? c : null;
 }
 
+/** node:crypto, when this runs in Node. */
+async function nodeCrypto() {
+  if (!globalThis.process?.versions?.node) return null;
+  try {
+    // A computed specifier keeps bundlers from resolving node:crypto into browser builds.
+    const name = 'node:crypto';
+    return await import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+  } catch {
+    return null;
+  }
+}
+
 /** The v2 sealer for the 32-byte master key `raw`, or `null` without WebCrypto (the core then
- * seals v1). The AES key is derived by the core and imported as a non-extractable CryptoKey;
- * its raw bytes are wiped. */
-export async function hostSealer(raw) {
+ * seals v1). The AES key is derived by the core and kept only as a non-extractable CryptoKey
+ * or a node:crypto KeyObject; its raw bytes are wiped. `{ webCrypto: true }` takes WebCrypto's
+ * AES-GCM in Node too (for the tests and the benchmark). */
+export async function hostSealer(raw, { webCrypto: forceWeb = false } = {}) {
   const c = webCrypto();
   if (raw == null || !c) return null;
   const { key, header } = Memory.hostKey(raw);
   try {
-    const aes = await c.subtle.importKey('raw', key, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
-    return new HostSealer(c, aes, header);
+    const node = forceWeb ? null : await nodeCrypto();
+    const aead = node
+      ? new NodeAead(node, node.createSecretKey(key))
+      : new WebAead(c.subtle, await c.subtle.importKey('raw', key, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']));
+    return new HostSealer(c, aead, header);
   } catch {
-    return null; // a WebCrypto without AES-GCM: the core seals
+    return null; // a runtime without AES-GCM: the core seals
   } finally {
     key.fill(0);
   }
 }
 
-class HostSealer {
+/** AES-256-GCM through WebCrypto: `seal` gives ciphertext ‖ tag; `open` null when the tag fails. */
+class WebAead {
+  #subtle;
+  #key;
+
+  constructor(subtle, key) {
+    this.#subtle = subtle;
+    this.#key = key;
+  }
+
+  async seal(iv, additionalData, value) {
+    return new Uint8Array(await this.#subtle.encrypt({ name: 'AES-GCM', iv, additionalData, tagLength: TAG * 8 }, this.#key, value));
+  }
+
+  async open(iv, additionalData, sealed) {
+    try {
+      return new Uint8Array(await this.#subtle.decrypt({ name: 'AES-GCM', iv, additionalData, tagLength: TAG * 8 }, this.#key, sealed));
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** AES-256-GCM through node:crypto, as WebAead. */
+class NodeAead {
   #crypto;
   #key;
-  #header;
 
-  constructor(crypto, key, header) {
+  constructor(crypto, key) {
     this.#crypto = crypto;
     this.#key = key;
+  }
+
+  async seal(iv, aad, value) {
+    const c = this.#crypto.createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG });
+    c.setAAD(aad);
+    const out = new Uint8Array(value.length + TAG);
+    out.set(c.update(value));
+    c.final();
+    out.set(c.getAuthTag(), value.length);
+    return out;
+  }
+
+  async open(iv, aad, sealed) {
+    if (sealed.length < TAG) return null;
+    const d = this.#crypto.createDecipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG });
+    d.setAAD(aad);
+    d.setAuthTag(sealed.subarray(sealed.length - TAG));
+    const plain = d.update(sealed.subarray(0, sealed.length - TAG));
+    try {
+      d.final(); // checks the tag: nothing is returned before it holds
+    } catch {
+      return null;
+    }
+    return new Uint8Array(plain.buffer, plain.byteOffset, plain.length);
+  }
+}
+
+class HostSealer {
+  #crypto;
+  #aead;
+  #header;
+
+  constructor(crypto, aead, header) {
+    this.#crypto = crypto;
+    this.#aead = aead;
     this.#header = header;
   }
 
@@ -63,28 +141,21 @@ class HostSealer {
   /** `value` sealed v2 for `storageKey`, under a fresh random nonce. */
   async seal(storageKey, value) {
     const iv = this.#crypto.getRandomValues(new Uint8Array(NONCE));
-    const sealed = await this.#crypto.subtle.encrypt(
-      { name: 'AES-GCM', iv, additionalData: this.#aad(storageKey), tagLength: TAG * 8 }, this.#key, value);
-    const out = new Uint8Array(this.#header.length + NONCE + sealed.byteLength);
+    const sealed = await this.#aead.seal(iv, this.#aad(storageKey), value);
+    const out = new Uint8Array(this.#header.length + NONCE + sealed.length);
     out.set(this.#header);
     out.set(iv, this.#header.length);
-    out.set(new Uint8Array(sealed), this.#header.length + NONCE);
+    out.set(sealed, this.#header.length + NONCE);
     return out;
   }
 
-  /** The plain value of a v2 value sealed for `storageKey` with this key, else `null`. */
+  /** The plain value of a v2 value sealed for `storageKey` with this key, else `null` (the
+   * core opens it again and names what is wrong). */
   async open(storageKey, value) {
     const bytes = value instanceof Uint8Array ? value : new Uint8Array(value);
     const h = this.#header;
     if (bytes.length < h.length + NONCE + TAG || h.some((b, i) => bytes[i] !== b)) return null;
-    try {
-      const plain = await this.#crypto.subtle.decrypt(
-        { name: 'AES-GCM', iv: bytes.subarray(h.length, h.length + NONCE), additionalData: this.#aad(storageKey), tagLength: TAG * 8 },
-        this.#key, bytes.subarray(h.length + NONCE));
-      return new Uint8Array(plain);
-    } catch {
-      return null; // the core opens it again and names what is wrong
-    }
+    return this.#aead.open(bytes.subarray(h.length, h.length + NONCE), this.#aad(storageKey), bytes.subarray(h.length + NONCE));
   }
 
   /** A change set with every value sealed (deletions as they are), in its order. */

@@ -1,12 +1,14 @@
 // Encryption at rest sealed by the host: where WebCrypto exists (Node 20 here), Memory.open
-// seals every stored value with AES-256-GCM (seal v2, pkg/seal.js) and opens it again before
-// the core loads; the core opens v2 by itself too (as the CLI does), and both refuse what
-// they must: another key is LOCKED, a flipped byte or a moved value CORRUPT_DATA naming its
-// key, a plain value at a sealed store's key is never taken as opened. Stores mixing the
-// core's seal v1 and the host's v2 open both ways. The format is checked against node:crypto
-// (OpenSSL), not the WebCrypto that wrote it. tests/data/cross-face/sealed-v2.mdagexp is a
-// store written here, which the core (crates/memdag-core/tests/storage_seal_host.rs) and the
-// CLI (crates/memdag-host/tests/encryption.rs) open.
+// seals every stored value with AES-256-GCM (seal v2, pkg/seal.js: node:crypto's in Node,
+// WebCrypto's elsewhere) and opens it again before the core loads; the core opens v2 by
+// itself too (as the CLI does), and both refuse what they must: another key is LOCKED, a
+// flipped byte or a moved value CORRUPT_DATA naming its key, a plain value at a sealed store's
+// key is never taken as opened. Stores mixing the core's seal v1 and the host's v2 open both
+// ways, and so do values sealed by WebCrypto's AES-GCM and node:crypto's. The format is checked
+// against node:crypto's decipher directly. tests/data/cross-face/sealed-v2.mdagexp is a store
+// written here, which the core (crates/memdag-core/tests/storage_seal_host.rs) and the CLI
+// (crates/memdag-host/tests/encryption.rs) open. (The Worker's and Chromium's tests check
+// that their stores are v2 sealed by WebCrypto.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -15,6 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { GENERATION_KEY, KeyValueStorage, Memory, decodeExport, encodeExport } from '../../pkg/index.js';
 import { asyncKv } from './storage.test.mjs';
 import { rejection, thrown } from './throws.mjs';
+import { hostSealer } from '../../pkg/seal.js';
 
 const KEY = new Uint8Array(32).fill(0x42);
 const OTHER = new Uint8Array(32).fill(0x24);
@@ -45,7 +48,7 @@ function openV2(storageKey, value) {
   return new Uint8Array(Buffer.concat([d.update(value.subarray(25, value.length - 16)), d.final()]));
 }
 
-test('Memory.open seals with AES-256-GCM through WebCrypto, and the core opens it alone', async () => {
+test('Memory.open seals with AES-256-GCM on the host, and the core opens it alone', async () => {
   const kv = await hostStore(6);
   const stored = coreEntries(kv.map);
   assert.ok(segParts(kv.map).length >= 2, segParts(kv.map).join());
@@ -195,4 +198,27 @@ test('the cross-face v2 store opens in JS again', async () => {
   assert.equal(mem.get('c2').input, '继续：写文档 ~~~ fences');
   await mem.close();
   assert.equal(Memory.load(entries, KEY).len, 4);
+});
+
+test('WebCrypto and node:crypto seal the same v2: each opens what the other sealed', async () => {
+  const web = await hostSealer(KEY, { webCrypto: true });
+  const node = await hostSealer(KEY);
+  assert.equal(await hostSealer(null), null);
+  const mem = Memory.load([], KEY, []);
+  for (let i = 0; i < 4; i++) mem.addTurn(turn(i));
+  const changes = mem.takeChanges();
+  for (const [sealer, reader] of [[web, node], [node, web]]) {
+    const stored = (await sealer.sealChanges(changes)).filter(([, v]) => v);
+    assert.ok(stored.every(([, v]) => v[4] === 2));
+    const { entries, opened } = await reader.openEntries(stored);
+    assert.equal(opened.length, stored.length);
+    assert.equal(Memory.load(entries, KEY, opened).get('h2').input, `${SECRET} 2`);
+    assert.equal(Memory.load(stored, KEY).len, 4);
+    // A tag that fails is no opening for either: the value goes to the core as stored.
+    const [k, v] = stored[0];
+    const bad = v.slice();
+    bad[bad.length - 1] ^= 1;
+    assert.equal(await reader.open(k, bad), null);
+    assert.equal(await reader.open(`${k}x`, v), null);
+  }
 });
