@@ -219,24 +219,39 @@ export class Memory {
    * `CORRUPT_DATA` or `UNSUPPORTED_VERSION` with `key` naming the first bad entry.
    *
    * `key`, 32 bytes, opens an encrypted store; the memory then seals every value it writes
-   * (XChaCha20-Poly1305, bound to its storage key). No entries and a key: a new encrypted
-   * memory. A missing, wrong or unexpected key (for a plain store) throws `LOCKED`.
+   * (XChaCha20-Poly1305, bound to its storage key: seal v1). No entries and a key: a new
+   * encrypted memory. A missing, wrong or unexpected key (for a plain store) throws `LOCKED`.
+   *
+   * `opened` is for a host that seals itself (AES-256-GCM, seal v2; see `hostKey`): the keys
+   * whose values it opened, given plain. Every other value must be sealed and opens with
+   * `key` (a plain value the host did not name is refused), and the memory's `takeChanges`
+   * returns plain values for the host to seal (`hostSeals`).
    */
-  static load(entries: Iterable<Entry | Change>, key?: Uint8Array | null): Memory;
+  static load(entries: Iterable<Entry | Change>, key?: Uint8Array | null, opened?: string[] | null): Memory;
+  /**
+   * What a host needs to seal and open seal v2 itself: the AES-256-GCM subkey of the master
+   * `key` (32 bytes) and the 13 header bytes every v2 value starts with. A v2 value is
+   * `header ‖ nonce (12 random bytes) ‖ AES-GCM(key, nonce, additionalData = header ‖ storage
+   * key in UTF-8, value)`. `Memory.open` does this through WebCrypto by itself.
+   */
+  static hostKey(key: Uint8Array): { key: Uint8Array; header: Uint8Array };
   /**
    * What is damaged in stored entries (as `load` takes them), what each damaged value or
    * block held, and what `salvage` would hold and lose. Throws `LOCKED` (a sealed store
    * without its key) or `UNSUPPORTED_VERSION` only when nothing can be read at all.
    */
-  static verify(entries: Iterable<Entry | Change>, key?: Uint8Array | null): Verified;
+  static verify(entries: Iterable<Entry | Change>, key?: Uint8Array | null, opened?: string[] | null): Verified;
   /**
    * A memory of everything intact in entries that `load` refuses as damaged (`CORRUPT_DATA`),
    * and what was lost by id. Its next `takeChanges` rewrites the store whole, then deletes
-   * the old keys, damaged ones included. Throws as `verify`.
+   * the old keys, damaged ones included. Throws as `verify`; `opened` as in `load`.
    */
-  static salvage(entries: Iterable<Entry | Change>, key?: Uint8Array | null): { memory: Memory; damage: Damage };
-  /** Whether this memory seals what it stores. */
+  static salvage(entries: Iterable<Entry | Change>, key?: Uint8Array | null, opened?: string[] | null): { memory: Memory; damage: Damage };
+  /** Whether this memory's stored values are sealed. */
   readonly encrypted: boolean;
+  /** Whether its host seals what this memory stores (loaded with `opened`): `takeChanges`
+   * returns plain values then. `setKey` hands the sealing back to the core. */
+  readonly hostSeals: boolean;
   /**
    * Seals with `key` from now on (`null`: plain) and makes the next `takeChanges` rewrite the
    * whole store with it, then delete the older keys: encrypts, re-keys or decrypts a store.
@@ -1489,11 +1504,13 @@ export interface OpenOptions {
   limits?: Partial<Limits>;
   /**
    * Encrypts the store at rest: 32 raw bytes, or a WebCrypto `CryptoKey` of 256 bits that is
-   * extractable (it is read once with `crypto.subtle.exportKey('raw', key)`, because the
-   * sealing runs inside wasm, synchronously), e.g. from
+   * extractable (it is read once with `crypto.subtle.exportKey('raw', key)`: the core derives
+   * its subkeys from it and opens what it sealed itself), e.g. from
    * `crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt', 'decrypt'])`.
-   * Every stored value is sealed; opening with a missing or wrong key rejects with `LOCKED`.
-   * Keep the key outside the store. The flush counter `sync/generation` stays plain.
+   * Every stored value is sealed: where WebCrypto exists with AES-256-GCM (seal v2, natively,
+   * by the package), else inside wasm with XChaCha20-Poly1305 (seal v1); the core and the CLI
+   * open both. Opening with a missing or wrong key rejects with `LOCKED`. Keep the key outside
+   * the store. The flush counter `sync/generation` stays plain.
    */
   key?: Uint8Array | CryptoKey;
   /**

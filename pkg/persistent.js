@@ -50,15 +50,19 @@
 // their own modules; they reach this memory through `#pipelineSide()`.
 //
 // Encryption at rest: with `key` (32 bytes, or an extractable WebCrypto CryptoKey read once
-// as raw bytes) the core seals every value it writes and opens every value it loads, exports
-// included; the flush counter `sync/generation` stays plain. The key is kept in this object
-// for reloads; a missing or wrong key rejects `open` with `LOCKED`.
+// as raw bytes) every stored value is sealed; the flush counter `sync/generation` stays plain.
+// Where WebCrypto exists, this host seals each value of a change set with AES-256-GCM (seal
+// v2, seal.js) and opens the v2 values before the core loads, which then opens only the rest
+// (v1 values the core or the CLI sealed); without it the core seals (v1) and opens all.
+// Exports are sealed by the core (v1) either way. The key is kept in this object for reloads;
+// a missing or wrong key rejects `open` with `LOCKED`.
 import { IndexedDbStorage, Memory, decodeSnapshot, recallMatchText, searchWantsVector } from './dist/memdag_wasm.js';
 import { memdagError, storageError } from './errors.js';
 import { EmbedBatcher, completeChecked, turnText } from './host.js';
 import { learnThrough } from './learn.js';
 import { withLock } from './lock.js';
 import { DATA_CODES, GENERATION_KEY, decodeGeneration, encodeGeneration, loadCore, rawKey, readStore } from './open.js';
+import { hostSealer } from './seal.js';
 import { finish, prepare } from './pipeline.js';
 import { reindex } from './reindex.js';
 import { MemoryStorage } from './storage/memory.js';
@@ -99,6 +103,8 @@ function withDefault(input, key, value) {
 export class PersistentMemory extends EventTarget {
   #core;
   #key = null;
+  /** The host's v2 sealer (seal.js), or null: the core seals. */
+  #host = null;
   #storage;
   #name;
   #embedder;
@@ -134,20 +140,23 @@ export class PersistentMemory extends EventTarget {
       if (f != null && typeof f !== 'function') throw memdagError('INVALID_INPUT', `invalid input: ${k} must be a function`);
     }
     const key = await rawKey(options.key);
+    const host = await hostSealer(key);
     let storage = options.storage;
     if (storage == null) {
       storage = globalThis.indexedDB ? await IndexedDbStorage.open(`memdag:${name}`) : new MemoryStorage();
     }
     let entries;
     try {
-      entries = await readStore(storage, key);
+      entries = await readStore(storage, key, host);
     } catch (e) {
       if (DATA_CODES.has(e?.code)) throw e;
       throw storageError(e, 'open');
     }
     const salvaged = salvage ? {} : null;
-    const memory = new PersistentMemory(loadCore(entries, storage, key, limits, salvaged), storage, { name, embed, complete, autoFlush, limits });
+    const core = await loadCore(entries, storage, key, limits, salvaged, host);
+    const memory = new PersistentMemory(core, storage, { name, embed, complete, autoFlush, limits });
     memory.#key = key;
+    memory.#host = host;
     memory.#damage = salvaged?.damage ?? null;
     memory.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
     memory.#retainAtOpen();
@@ -202,6 +211,7 @@ export class PersistentMemory extends EventTarget {
   static async verify(options = {}) {
     const { name = 'default' } = options;
     const key = await rawKey(options.key);
+    const host = await hostSealer(key);
     const storage = options.storage ?? (globalThis.indexedDB ? await IndexedDbStorage.open(`memdag:${name}`) : new MemoryStorage());
     let entries;
     try {
@@ -209,7 +219,9 @@ export class PersistentMemory extends EventTarget {
     } catch (e) {
       throw storageError(e, 'verify');
     }
-    return Memory.verify(entries, key);
+    let opened;
+    if (host) ({ entries, opened } = await host.openEntries(entries));
+    return Memory.verify(entries, key, opened);
   }
 
   /** Tool-output retention on the host clock, run once opened (the core's rule: faces run it
@@ -543,7 +555,7 @@ export class PersistentMemory extends EventTarget {
     const run = this.#serial.then(() =>
       withLock(`memdag:${this.#name}`, async () => {
         const entries = decodeSnapshot(bytes).filter(([k]) => k !== GENERATION_KEY);
-        const fresh = loadCore(entries, this.#storage, this.#key, this.#limits);
+        const fresh = await loadCore(entries, this.#storage, this.#key, this.#limits, null, this.#host);
         fresh.autoEmbed = !this.#embedder;
         // Unflushed work is written first, so no promise is left waiting on a replaced store.
         await this.#flushLocked();
@@ -560,7 +572,7 @@ export class PersistentMemory extends EventTarget {
         fresh.prepareToReplace(stored.map(([k]) => k));
         const changes = fresh.takeChanges();
         try {
-          await this.#storage.saveBatch([...changes, [GENERATION_KEY, encodeGeneration(next)]]);
+          await this.#storage.saveBatch([...await this.#sealed(changes), [GENERATION_KEY, encodeGeneration(next)]]);
         } catch (e) {
           fresh.free();
           throw storageError(e, 'import');
@@ -619,7 +631,7 @@ export class PersistentMemory extends EventTarget {
     }
     const next = Math.max(durable, this.#generation) + 1;
     try {
-      await this.#storage.saveBatch([...changes, [GENERATION_KEY, encodeGeneration(next)]]);
+      await this.#storage.saveBatch([...await this.#sealed(changes), [GENERATION_KEY, encodeGeneration(next)]]);
     } catch (e) {
       this.#core.requeue(changes);
       const error = storageError(e, 'flush');
@@ -637,12 +649,12 @@ export class PersistentMemory extends EventTarget {
   async #rebase() {
     let entries;
     try {
-      entries = await readStore(this.#storage, this.#key);
+      entries = await readStore(this.#storage, this.#key, this.#host);
     } catch (e) {
       if (DATA_CODES.has(e?.code)) throw e;
       throw storageError(e, 'reload');
     }
-    const fresh = loadCore(entries, this.#storage, this.#key, this.#limits);
+    const fresh = await loadCore(entries, this.#storage, this.#key, this.#limits, null, this.#host);
     fresh.autoEmbed = !this.#embedder;
     const conflicts = [];
     const kept = [];
@@ -664,6 +676,12 @@ export class PersistentMemory extends EventTarget {
     this.#swap(fresh);
     this.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
     return conflicts;
+  }
+
+  /** A change set as it is stored: sealed by the host (seal v2) when it seals, else as the
+   * core gave it (plain, or sealed v1 by the core). */
+  #sealed(changes) {
+    return this.#host ? this.#host.sealChanges(changes) : changes;
   }
 
   #swap(fresh) {

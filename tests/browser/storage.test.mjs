@@ -190,17 +190,20 @@ test('a store encrypted with a WebCrypto key survives a reload and shows nothing
     const needle = new TextEncoder().encode('X9-capybara');
     const shows = (v) => v.some((_, i) => needle.every((b, j) => v[i + j] === b));
     const magic = entries.map(([, v]) => new TextDecoder().decode(v.subarray(0, 4)));
+    const versions = entries.map(([, v]) => v[4]);
     let locked;
     try {
       await Memory.open({ name: 'sealed' });
     } catch (e) {
       locked = e.code;
     }
-    return { encrypted, keys: entries.map(([k]) => k), magic, shown: entries.some(([, v]) => shows(v)), locked };
+    return { encrypted, keys: entries.map(([k]) => k), magic, versions, shown: entries.some(([, v]) => shows(v)), locked };
   }, secret);
   assert.equal(first.encrypted, true);
   assert.ok(first.keys.includes('head') && first.keys.length >= 2, first.keys.join(', '));
   assert.ok(first.magic.every((m) => m === 'MDAS'), first.magic.join(', '));
+  // Chromium's WebCrypto sealed every value (AES-256-GCM, seal v2), not the wasm.
+  assert.ok(first.versions.every((v) => v === 2), first.versions.join(', '));
   assert.equal(first.shown, false);
   assert.equal(first.locked, 'LOCKED');
 

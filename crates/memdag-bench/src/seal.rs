@@ -4,8 +4,15 @@
 //! Each round rewrites the whole store twice (`Store::set_cipher` makes the next change set a
 //! full rewrite): once plain, once sealed, and opens each image with `Store::load_with_cipher`.
 //! One untimed round warms up (in wasm, the first calls run on the baseline compiler); the
-//! report keeps the median of the timed rounds.
+//! report keeps the median of the timed rounds. Then seal v1 alone runs over the plain image
+//! twice: a call per stored value (what the store does) and a call per 128 KiB block (what
+//! sealing the blocks of a segment part instead would do).
+//!
+//! The host's seal v2 (WebCrypto's AES-GCM) is timed by `tests/bench/run-wasm.mjs --seal`
+//! through the JS package, beside plain and v1 through the same package: it runs in the host,
+//! not in this module.
 
+use memdag_core::block::BLOCK_BYTES;
 use memdag_core::{Change, Cipher, Store};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +39,10 @@ pub struct SealReport {
     /// `Store::load_with_cipher` of that image, plain and sealed: median ms.
     pub open_ms: f64,
     pub open_sealed_ms: f64,
+    /// Seal v1 alone over the plain image, a call per stored value: [seal, open] ms.
+    pub cipher_value_ms: [f64; 2],
+    /// The same, a call per 128 KiB block of each value.
+    pub cipher_block_ms: [f64; 2],
 }
 
 impl SealReport {
@@ -88,6 +99,9 @@ pub fn seal_costs(store: &mut Store, rounds: usize, clock: Clock, runtime: &str)
     }
     store.set_cipher(None);
     store.take_changes().expect("changes");
+    let image = store.snapshot().expect("snapshot");
+    let value = cipher_costs(&image, usize::MAX, clock);
+    let block = cipher_costs(&image, BLOCK_BYTES, clock);
     let median = |s: &[f64]| percentile(s, 50.0);
     SealReport {
         runtime: runtime.into(),
@@ -99,17 +113,57 @@ pub fn seal_costs(store: &mut Store, rounds: usize, clock: Clock, runtime: &str)
         flush_sealed_ms: median(&samples[1]),
         open_ms: median(&samples[2]),
         open_sealed_ms: median(&samples[3]),
+        cipher_value_ms: value,
+        cipher_block_ms: block,
     }
+}
+
+/// Seal v1 over every value of `image` in pieces of at most `piece` bytes, each under its own
+/// key, then opening them: [seal, open] ms, the better of two passes.
+fn cipher_costs(image: &[(String, Vec<u8>)], piece: usize, clock: Clock) -> [f64; 2] {
+    let cipher = Cipher::new(&KEY).expect("32 bytes");
+    let mut best = [f64::INFINITY; 2];
+    for _ in 0..2 {
+        let t = clock();
+        let sealed: Vec<(String, Vec<u8>)> = image
+            .iter()
+            .flat_map(|(k, v)| {
+                v.chunks(piece.max(1))
+                    .enumerate()
+                    .map(move |(i, c)| (format!("{k}#{i}"), c))
+            })
+            .map(|(k, c)| {
+                let s = cipher.seal(&k, c);
+                (k, s)
+            })
+            .collect();
+        let seal = clock() - t;
+        let t = clock();
+        let bytes: usize = sealed
+            .iter()
+            .map(|(k, s)| cipher.open(k, s).expect("opens").len())
+            .sum();
+        let open = clock() - t;
+        assert_eq!(bytes, image.iter().map(|(_, v)| v.len()).sum::<usize>());
+        best = [best[0].min(seal), best[1].min(open)];
+    }
+    best
+}
+
+/// The plain image of `store` as an export file (for the JS package's side of the benchmark).
+pub fn image(store: &Store) -> Vec<u8> {
+    let entries = store.snapshot().expect("snapshot");
+    memdag_core::export::snapshot::encode_snapshot(&entries)
 }
 
 /// The reports as a Markdown table.
 pub fn table(reports: &[SealReport]) -> String {
     let mut s = String::from(
-        "| runtime | records | rounds | stored MB | flush ms plain / sealed | ratio | cold open ms plain / sealed | ratio | sealing adds B |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| runtime | records | rounds | stored MB | flush ms plain / sealed | ratio | cold open ms plain / sealed | ratio | sealing adds B | v1 alone, seal / open ms: per value | per 128 KiB block |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in reports {
         s.push_str(&format!(
-            "| {} | {} | {} | {:.1} | {:.0} / {:.0} | {:.3} | {:.0} / {:.0} | {:.3} | {} |\n",
+            "| {} | {} | {} | {:.1} | {:.0} / {:.0} | {:.3} | {:.0} / {:.0} | {:.3} | {} | {:.0} / {:.0} | {:.0} / {:.0} |\n",
             r.runtime,
             r.records,
             r.rounds,
@@ -121,6 +175,10 @@ pub fn table(reports: &[SealReport]) -> String {
             r.open_sealed_ms,
             r.open_ratio(),
             r.sealed_extra_bytes,
+            r.cipher_value_ms[0],
+            r.cipher_value_ms[1],
+            r.cipher_block_ms[0],
+            r.cipher_block_ms[1],
         ));
     }
     s
@@ -146,6 +204,12 @@ mod tests {
         assert!(r.flush_ms > 0.0 && r.flush_sealed_ms > 0.0 && r.open_sealed_ms > 0.0);
         assert!(r.sealed_extra_bytes > 0 && r.stored_mb > 0.0);
         assert!(r.flush_ratio().is_finite() && r.open_ratio().is_finite());
+        assert!(r
+            .cipher_value_ms
+            .iter()
+            .chain(&r.cipher_block_ms)
+            .all(|&ms| ms > 0.0));
+        assert!(!image(&built.store).is_empty());
         assert!(!built.store.is_encrypted());
         assert!(table(&[r]).contains("| test | 40 | 1 |"));
     }

@@ -98,14 +98,39 @@ pub fn locomo_json(turns: Vec<String>, questions: Vec<String>) -> String {
     }
 }
 
-/// Flush and cold open at `n` records, plain and sealed, over `rounds` timed rounds (see
-/// [`crate::seal`]), as one JSON object.
+/// What [`seal_run`] measured, and the store it measured.
 #[wasm_bindgen]
-pub fn seal_json(n: u32, turns: Vec<String>, questions: Vec<String>, rounds: u32) -> String {
+pub struct SealRun {
+    report: String,
+    image: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl SealRun {
+    /// The report, as one JSON object.
+    #[wasm_bindgen(getter)]
+    pub fn report(&self) -> String {
+        self.report.clone()
+    }
+
+    /// The store's plain image as an export file (taken once: it is large).
+    #[wasm_bindgen(js_name = takeImage)]
+    pub fn take_image(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.image)
+    }
+}
+
+/// Flush and cold open at `n` records, plain and sealed, over `rounds` timed rounds (see
+/// [`crate::seal`]), and the store's image for the JS package's side of the benchmark.
+#[wasm_bindgen]
+pub fn seal_run(n: u32, turns: Vec<String>, questions: Vec<String>, rounds: u32) -> SealRun {
     let (base, _) = texts(&conversations(turns, questions));
     let mut built = build(n as usize, &base, &Options::default(), &clock);
     let r = crate::seal::seal_costs(&mut built.store, rounds as usize, &clock, "wasm");
-    serde_json::to_string(&r).unwrap_or_default()
+    SealRun {
+        report: serde_json::to_string(&r).unwrap_or_default(),
+        image: crate::seal::image(&built.store),
+    }
 }
 
 /// The Markdown table of seal reports given as a JSON array.

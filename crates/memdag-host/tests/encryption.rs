@@ -194,3 +194,63 @@ fn the_cli_encrypts_with_a_key_file_or_the_environment() {
         .unwrap();
     assert!(String::from_utf8_lossy(&bad.stderr).contains("64 hex digits"));
 }
+
+/// A store the JS package sealed with WebCrypto's AES-256-GCM (seal v2; written by
+/// `tests/node/encryption-host.test.mjs` with the key `[0x42; 32]`): the CLI, whose core
+/// opens v2 in software, reads it in place, shows nothing without the key, imports it as a
+/// snapshot, and the component opens it.
+#[test]
+fn the_cli_and_the_component_open_a_store_a_browser_sealed() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/cross-face/sealed-v2.mdagexp");
+    let file = std::fs::read(&fixture).unwrap();
+    let entries = runtime()
+        .open(memdag_host::MemKv::default(), None)
+        .unwrap()
+        .decode_snapshot(&file)
+        .unwrap();
+    assert!(entries
+        .iter()
+        .all(|(_, v)| v.starts_with(b"MDAS") && v[4] == 2));
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    {
+        let mut kv = memdag_host::DirKv::open(&store).unwrap();
+        for (k, v) in &entries {
+            memdag_host::Kv::put(&mut kv, k, v).unwrap();
+        }
+    }
+    let key_file = dir.path().join("memdag.key");
+    std::fs::write(&key_file, KEY).unwrap();
+    let shown = ok(memdag(&store)
+        .arg("--key-file")
+        .arg(&key_file)
+        .args(["show", "c2"]));
+    assert!(shown.contains("继续：写文档"), "{shown}");
+    let other = OTHER.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let refused = memdag(&store)
+        .env("MEMDAG_KEY", &other)
+        .args(["show", "c2"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("LOCKED: "));
+
+    let copy = dir.path().join("copy");
+    let out = ok(memdag(&copy)
+        .arg("--key-file")
+        .arg(&key_file)
+        .arg("import")
+        .arg(&fixture));
+    assert!(out.contains("imported a snapshot of 4 records"), "{out}");
+
+    let kv = SharedKv::default();
+    for (k, v) in &entries {
+        memdag_host::Kv::put(&mut kv.clone(), k, v).unwrap();
+    }
+    let mut memory = runtime()
+        .open_with(kv, OpenOptions::new().key(KEY.to_vec()))
+        .unwrap();
+    assert_eq!(memory.len().unwrap(), 4);
+    assert_eq!(memory.get("c3").unwrap().unwrap().thread, "other");
+}

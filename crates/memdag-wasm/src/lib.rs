@@ -27,7 +27,8 @@
 //! - [`reindex`]: moving to another embedding model, batch by batch;
 //! - [`storage`]: the IndexedDB storage adapter (`IndexedDbStorage`);
 //! - [`entries`]: change sets and stored entries;
-//! - [`key`]: encryption keys;
+//! - [`key`]: encryption keys, and the keys a host opened itself;
+//! - [`host_key`]: the v2 key a host seals with (`Memory.hostKey`);
 //! - [`clock`]: the host clock, the default of every time a caller leaves out;
 //! - [`error`]: core errors as JS `Error`s;
 //! - [`fields`]: JS values in and out: unknown properties refused, sizes checked before
@@ -46,6 +47,7 @@ pub mod export;
 pub mod extract;
 pub mod fields;
 pub mod graph;
+pub mod host_key;
 pub mod items;
 pub mod key;
 pub mod listing;

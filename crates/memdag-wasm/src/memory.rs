@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_to_js};
 use crate::error::throw;
 use crate::fields::{parse_object, to_plain};
-use crate::key::cipher_of;
+use crate::key::{cipher_of, opened_of};
 use crate::turn::added_to_js;
 use crate::turn::{changed_to_js, record_to_js, records_to_js, turn_from_js};
 
@@ -55,11 +55,20 @@ impl Memory {
     /// `key` (a 32-byte `Uint8Array`) opens an encrypted store, and the memory then seals
     /// everything it writes; empty entries with a key make a new encrypted memory. A missing,
     /// wrong or unexpected key (a plain store) throws `LOCKED` with `key: "head"`.
-    pub fn load(entries: JsValue, key: JsValue) -> Result<Memory, JsValue> {
+    ///
+    /// `opened` (an array of storage keys) is for a host that seals itself (seal v2, see
+    /// `hostKey`): the keys whose values it opened, given plain. Every other value must be
+    /// sealed and opens with `key`, so a plain value the host did not name is refused. The
+    /// memory's `takeChanges` then returns plain values, for the host to seal (`hostSeals`).
+    pub fn load(entries: JsValue, key: JsValue, opened: JsValue) -> Result<Memory, JsValue> {
         let cipher = cipher_of(&key)?;
+        let opened = opened_of(&opened, &cipher)?;
         let entries = entries_from_js(&entries)?;
-        let store = Store::load_with_cipher(entries, cipher).map_err(throw)?;
-        Ok(Memory::from_store(store))
+        let store = match (cipher, opened) {
+            (Some(c), Some(keys)) => Store::load_host_sealed(entries, c, keys),
+            (cipher, _) => Store::load_with_cipher(entries, cipher),
+        };
+        Ok(Memory::from_store(store.map_err(throw)?))
     }
 
     /// Adds one turn and returns its record. The turn is the core's JSON turn shape (see
@@ -278,10 +287,17 @@ impl Memory {
         })
     }
 
-    /// Whether this memory seals what it stores (it was loaded or set with a key).
+    /// Whether this memory's stored values are sealed (it was loaded or set with a key).
     #[wasm_bindgen(getter)]
     pub fn encrypted(&self) -> Result<bool, JsValue> {
         self.read(|s| Ok(s.is_encrypted()))
+    }
+
+    /// Whether its host seals what this memory stores (loaded with `opened`): `takeChanges`
+    /// returns plain values then. `setKey` hands the sealing back to the core.
+    #[wasm_bindgen(getter, js_name = hostSeals)]
+    pub fn host_seals(&self) -> Result<bool, JsValue> {
+        self.read(|s| Ok(s.host_seals()))
     }
 
     /// Every stored key and value, as `[key, Uint8Array]` pairs: a full export.

@@ -61,7 +61,8 @@
 //
 // Encryption at rest: with the secret MEMDAG_KEY (64 hex digits, `npx wrangler secret put
 // MEMDAG_KEY`, e.g. from `openssl rand -hex 32`) every stored value, in KV and in Durable
-// Objects, is sealed with it (XChaCha20-Poly1305, bound to its key; see memdag-core's `seal`).
+// Objects, is sealed with it (AES-256-GCM through workerd's WebCrypto, bound to its key; see
+// the package's seal.js and memdag-core's `cipher`).
 // A store written with the secret opens only with it: otherwise requests fail with LOCKED.
 //
 // Every request works on a memory and flushes its change set only at the very end, so a

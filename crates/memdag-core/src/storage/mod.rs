@@ -60,7 +60,7 @@ pub use policy::{FANOUT, MERGE_CAP};
 pub use state::PersistState;
 
 pub(crate) use salvage::damage_of;
-pub(crate) use values::Values;
+pub(crate) use values::{host_opened, HostOpened, Values};
 
 use std::string::{String, ToString};
 use std::vec::Vec;

@@ -31,7 +31,7 @@ use std::vec::Vec;
 use super::choose::choose;
 use super::load::{restore_v2, Lenient};
 use super::v1::load_v1;
-use super::values::Values;
+use super::values::{host_opened, HostOpened, Values};
 use crate::block::{scan, Scanned};
 use crate::commit::COMMIT_RECOVERED;
 use crate::commit::{decode_commit, decode_embedded, Commit, SegmentInfo, Warning};
@@ -57,9 +57,40 @@ impl Store {
         V: AsRef<[u8]>,
         I: IntoIterator<Item = (K, V)>,
     {
+        Store::salvage_sealed(entries, cipher, None)
+    }
+
+    /// [`Store::load_salvaging`] for a store whose host seals: `opened` as in
+    /// [`Store::load_host_sealed`], and the salvaged store's change sets are plain.
+    pub fn load_salvaging_host_sealed<K, V, I, S>(
+        entries: I,
+        cipher: crate::Cipher,
+        opened: impl IntoIterator<Item = S>,
+    ) -> Result<(Store, Damage)>
+    where
+        K: AsRef<str>,
+        V: AsRef<[u8]>,
+        I: IntoIterator<Item = (K, V)>,
+        S: AsRef<str>,
+    {
+        Store::salvage_sealed(entries, Some(cipher), host_opened(opened))
+    }
+
+    fn salvage_sealed<K, V, I>(
+        entries: I,
+        cipher: Option<crate::Cipher>,
+        opened: HostOpened,
+    ) -> Result<(Store, Damage)>
+    where
+        K: AsRef<str>,
+        V: AsRef<[u8]>,
+        I: IntoIterator<Item = (K, V)>,
+    {
         let entries: Vec<(K, V)> = entries.into_iter().collect();
-        let (mut store, damage) = Store::with_values(&entries, cipher.as_ref(), salvage_values)?;
+        let (mut store, damage) =
+            Store::with_values(&entries, cipher.as_ref(), &opened, salvage_values)?;
         store.persist.cipher = cipher;
+        store.persist.host_seals = opened.is_some();
         Ok((store, damage))
     }
 
@@ -71,12 +102,42 @@ impl Store {
         V: AsRef<[u8]>,
         I: IntoIterator<Item = (K, V)>,
     {
+        Store::verify_sealed(entries, cipher, None)
+    }
+
+    /// [`Store::verify`] for a store whose host seals: `opened` as in
+    /// [`Store::load_host_sealed`].
+    pub fn verify_host_sealed<K, V, I, S>(
+        entries: I,
+        cipher: crate::Cipher,
+        opened: impl IntoIterator<Item = S>,
+    ) -> Result<Verified>
+    where
+        K: AsRef<str>,
+        V: AsRef<[u8]>,
+        I: IntoIterator<Item = (K, V)>,
+        S: AsRef<str>,
+    {
+        Store::verify_sealed(entries, Some(cipher), host_opened(opened))
+    }
+
+    fn verify_sealed<K, V, I>(
+        entries: I,
+        cipher: Option<crate::Cipher>,
+        opened: HostOpened,
+    ) -> Result<Verified>
+    where
+        K: AsRef<str>,
+        V: AsRef<[u8]>,
+        I: IntoIterator<Item = (K, V)>,
+    {
         let entries: Vec<(K, V)> = entries.into_iter().collect();
         let keys = entries
             .iter()
             .filter(|(k, _)| crate::keys::is_core_key(k.as_ref()))
             .count();
-        let (store, damage) = Store::with_values(&entries, cipher.as_ref(), salvage_values)?;
+        let (store, damage) =
+            Store::with_values(&entries, cipher.as_ref(), &opened, salvage_values)?;
         let items = store
             .slots
             .iter()

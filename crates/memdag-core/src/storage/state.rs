@@ -45,6 +45,9 @@ pub struct PersistState {
     pub(super) last: Option<Taken>,
     /// Seals every value written, when the store is encrypted (see [`crate::seal`]).
     pub(crate) cipher: Option<crate::cipher::Cipher>,
+    /// The host seals every value written (seal v2): change sets stay plain (see
+    /// [`crate::seal`]).
+    pub(crate) host_seals: bool,
     /// What the open that made this store recovered from (see [`Store::load_warnings`]).
     pub(super) warnings: Vec<Warning>,
     /// The open chose a commit `head` does not hold: the next change set writes `head`.
@@ -69,6 +72,7 @@ impl Default for PersistState {
             full_rewrite: false,
             last: None,
             cipher: None,
+            host_seals: false,
             warnings: Vec::new(),
             rewrite_head: false,
         }

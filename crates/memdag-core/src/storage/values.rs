@@ -1,8 +1,9 @@
 //! The values an open reads, by key ([`Values`]), and reading the segments a commit names from
 //! them: every part present, readable and the one the commit names.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::format;
+use std::string::String;
 
 use crate::error::{Error, Result};
 use crate::segment::{read_chunks, Commit, ReadSegment, SegmentInfo};
@@ -11,6 +12,15 @@ use crate::segment::{read_chunks, Commit, ReadSegment, SegmentInfo};
 /// the error opening it gave (a sealed value without its key, say), raised only if the open
 /// needs that value.
 pub(crate) type Values<'a> = HashMap<&'a str, core::result::Result<&'a [u8], Error>>;
+
+/// The keys whose values a host opened itself before an open (see [`crate::seal`]): taken as
+/// given. `None`: it opened none, and seals none of what the store writes.
+pub(crate) type HostOpened = Option<HashSet<String>>;
+
+/// The set of keys a host opened.
+pub(crate) fn host_opened<S: AsRef<str>>(keys: impl IntoIterator<Item = S>) -> HostOpened {
+    Some(keys.into_iter().map(|k| k.as_ref().into()).collect())
+}
 
 /// Checks that every part of `info` can be read (see [`named_part_error`]).
 fn check_parts(info: &SegmentInfo, values: &Values) -> Result<()> {
