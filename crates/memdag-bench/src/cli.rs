@@ -167,6 +167,16 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             "--seal" => seal = true,
             "--memory" => memory = true,
             "--ann" => ann = true,
+            "--precision" => {
+                let p = args.next().unwrap_or_default();
+                match serde_json::from_value(serde_json::Value::String(p.clone())) {
+                    Ok(v) => opts.precision = v,
+                    Err(_) => {
+                        eprintln!("--precision: f32, int8 or int8+f32, not {p:?}");
+                        return 2;
+                    }
+                }
+            }
             "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "-h" | "--help" => {
                 println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory] [--ann]");
@@ -242,7 +252,14 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
                 crate::ann::EFS
             );
             let built = build(n, &base, &opts, &now_ms);
-            let r = crate::ann::measure(&built.store, &built.queries, &crate::ann::EFS, &now_ms);
+            let truth = crate::ann::truth(n, &built.queries);
+            let r = crate::ann::measure(
+                &built.store,
+                &built.queries,
+                &truth,
+                &crate::ann::EFS,
+                &now_ms,
+            );
             if json {
                 println!("{}", serde_json::to_string(&r).expect("json"));
             }
@@ -330,6 +347,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     } else {
         if !reports.is_empty() {
             println!("{}", table::sizes(&reports));
+            println!("Memory a record, by part\n{}", table::memory(&reports));
         }
         if !recall.is_empty() {
             println!(

@@ -370,6 +370,30 @@ impl Store {
         self.search.text.set_stemming(on)
     }
 
+    /// Keeps the store's vectors as `settings` say from now on (see
+    /// [`crate::index::vecstore::VectorSettings`]); persisted with the next change set. A
+    /// `train` of 0 is an [`Error::InvalidInput`](crate::Error).
+    pub fn set_vector_settings(
+        &mut self,
+        settings: crate::index::vecstore::VectorSettings,
+    ) -> crate::Result<()> {
+        if settings.train == 0 {
+            return Err(crate::Error::invalid(
+                "vector settings: train must be at least 1",
+            ));
+        }
+        if settings != self.search.vectors.settings() {
+            self.search.vectors.set_settings(settings);
+            self.dirty.mark(crate::dirty::Touched::Counters);
+        }
+        Ok(())
+    }
+
+    /// How the store keeps its vectors.
+    pub fn vector_settings(&self) -> crate::index::vecstore::VectorSettings {
+        self.search.vectors.settings()
+    }
+
     /// The search indexes of this store.
     pub fn search_index(&self) -> &crate::index::SearchIndex {
         &self.search
