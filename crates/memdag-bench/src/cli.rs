@@ -6,6 +6,8 @@
 //! index against an exact scan at ef 32 to 256 (see `ann`). `--only bm25|vector|hybrid` times
 //! one query kind alone (bm25 on text-only stores), for profiling one path. `--seal [--rounds
 //! N]` times a flush of the whole store and a cold open, plain and encrypted (see `seal`).
+//! `--precision f32|int8|int8+f32 [--train N]` keeps the stores' vectors at that precision (the
+//! LoCoMo stores' too: with `--train` below their 400 turns, their int8 steps are trained).
 //!
 //! `--locomo` prints the retrieval-quality report instead of timing anything: every ranking
 //! technique alone and together, per conversation and per question category, the Mode-1
@@ -167,6 +169,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             "--seal" => seal = true,
             "--memory" => memory = true,
             "--ann" => ann = true,
+            "--train" => opts.train = args.next().and_then(|s| s.parse().ok()).unwrap_or(1024),
             "--precision" => {
                 let p = args.next().unwrap_or_default();
                 match serde_json::from_value(serde_json::Value::String(p.clone())) {
@@ -179,7 +182,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             }
             "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "-h" | "--help" => {
-                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory] [--ann]");
+                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory] [--ann] [--precision f32|int8|int8+f32 [--train N]]");
                 return 0;
             }
             other => {
@@ -330,9 +333,10 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     let (recall, mode1) = if convs.is_empty() {
         (Vec::new(), Vec::new())
     } else {
-        let loaded = locomo::load(&convs).unwrap_or_else(|e| panic!("locomo: {e}"));
+        let settings = opts.vector_settings();
+        let loaded = locomo::load_with(&convs, settings).unwrap_or_else(|e| panic!("locomo: {e}"));
         (
-            locomo::evaluate(&convs).unwrap_or_else(|e| panic!("locomo: {e}")),
+            locomo::evaluate_with(&convs, settings).unwrap_or_else(|e| panic!("locomo: {e}")),
             locomo::recall_evidence_at_2000(&loaded).unwrap_or_else(|e| panic!("locomo: {e}")),
         )
     };

@@ -76,8 +76,19 @@ pub struct Options {
     pub measure_rebuild: bool,
     /// Give the records their vectors (off: a text-only store, to time the text index alone).
     pub with_vectors: bool,
-    /// How the store keeps its vectors.
+    /// How the store keeps its vectors, and how many train the int8 steps.
     pub precision: memdag_core::index::vecstore::Precision,
+    pub train: u32,
+}
+
+impl Options {
+    /// The vector settings of the stores built.
+    pub fn vector_settings(&self) -> memdag_core::index::vecstore::VectorSettings {
+        memdag_core::index::vecstore::VectorSettings {
+            precision: self.precision,
+            train: self.train,
+        }
+    }
 }
 
 impl Default for Options {
@@ -88,6 +99,7 @@ impl Default for Options {
             measure_rebuild: true,
             with_vectors: true,
             precision: Default::default(),
+            train: memdag_core::index::vecstore::TRAIN as u32,
         }
     }
 }
@@ -182,10 +194,7 @@ pub fn build(n: usize, base: &[String], opts: &Options, clock: Clock) -> Built {
     };
     let mut store = Store::new();
     store
-        .set_vector_settings(memdag_core::index::vecstore::VectorSettings {
-            precision: opts.precision,
-            ..Default::default()
-        })
+        .set_vector_settings(opts.vector_settings())
         .expect("vector settings");
     let mut adds = Vec::with_capacity(n);
     let start = clock();
