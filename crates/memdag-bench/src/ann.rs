@@ -150,6 +150,66 @@ pub fn raw_recall(store: &Store, queries: &[Vec<f32>], truth: &[Vec<u32>], ef: u
     found as f64 / total.max(1) as f64
 }
 
+/// Recall@10 of the raw index on real embeddings: LoCoMo's dev turns (all-MiniLM-L6-v2,
+/// 384-d), one store per conversation kept as `settings` say, each question's vector against
+/// the exact ten of its conversation's `f32` turn vectors, at width `ef`. Returns the recall and
+/// the number of questions.
+pub fn locomo_recall(
+    convs: &[crate::locomo::Conversation],
+    settings: memdag_core::index::vecstore::VectorSettings,
+    ef: usize,
+) -> Result<(f64, usize), String> {
+    use crate::locomo::{parse, Question, Turn};
+    let (mut found, mut total, mut asked) = (0usize, 0usize, 0usize);
+    for conv in convs {
+        let turns: Vec<Turn> = parse(&conv.turns_jsonl)?;
+        let questions: Vec<Question> = parse(&conv.questions_jsonl)?;
+        let mut store = Store::new();
+        store
+            .set_vector_settings(settings)
+            .map_err(|e| e.to_string())?;
+        for (i, t) in turns.iter().enumerate() {
+            store
+                .add_turn(memdag_core::NewTurn {
+                    id: Some(format!("r{i}")),
+                    thread: t.thread.clone(),
+                    embedding: Some(t.embedding.clone()),
+                    ..Default::default()
+                })
+                .map_err(|e| e.to_string())?;
+        }
+        let index = store.search_index().vectors();
+        for q in &questions {
+            let unit = index.prepare(&q.embedding).map_err(|e| e.to_string())?;
+            let mut exact: Vec<(f32, u32)> = turns
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let n = memdag_core::index::distance::dot(&t.embedding, &t.embedding).sqrt();
+                    (
+                        memdag_core::index::distance::dot(&unit, &t.embedding) / n,
+                        i as u32,
+                    )
+                })
+                .collect();
+            exact.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let hits: Vec<u32> = index
+                .search(&unit, 10, ef, false, &|_| true)
+                .into_iter()
+                .filter_map(|(slot, _)| record_index(&store, slot))
+                .collect();
+            total += 10;
+            found += exact
+                .iter()
+                .take(10)
+                .filter(|(_, i)| hits.contains(i))
+                .count();
+            asked += 1;
+        }
+    }
+    Ok((found as f64 / total.max(1) as f64, asked))
+}
+
 /// The rows as a Markdown table.
 pub fn table(reports: &[AnnReport]) -> String {
     let mut out = String::from(
