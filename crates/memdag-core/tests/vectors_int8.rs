@@ -274,10 +274,11 @@ fn an_int8_store_searches_returns_dequantized_vectors_and_reloads_the_same() {
         })
         .collect();
     assert_eq!(before, after);
-    // Memory: the vectors are a quarter of the f32 store's, the graph the same.
-    let b8 = back.search_index().vectors().heap_bytes();
-    let b32 = f32_store.search_index().vectors().heap_bytes();
-    assert_eq!(b32 - b8, 1_500 * (48 * 4 - 48 - 4));
+    // Memory: a vector takes its codes and two norms (48 + 8 bytes) instead of 48 floats and
+    // a norm.
+    let vectors = |s: &Store| s.search_index().vectors().heap_parts()[0];
+    assert_eq!(vectors(&back), ("vectors", 1_500 * (48 + 8)));
+    assert_eq!(vectors(&f32_store), ("vectors", 1_500 * (48 * 4 + 4)));
 }
 
 /// `int8+f32` walks with the codes and re-scores exactly: its scores are the exact cosines and

@@ -28,7 +28,7 @@ use std::vec::Vec;
 
 use std::borrow::Cow;
 
-use super::vecstore::{NodeVectors, Query, VectorSettings};
+use super::vecstore::{NodeBase, NodeVectors, Query, VectorSettings};
 use super::walk::{Near, Visited};
 
 /// A level value marking a deleted node.
@@ -132,12 +132,6 @@ impl Hnsw {
     #[inline]
     fn distance(&self, q: &Query, node: u32) -> f32 {
         self.vecs.walk_distance(q, node)
-    }
-
-    /// The cosine distance between two nodes' vectors.
-    #[inline]
-    fn node_distance(&self, a: u32, b: u32) -> f32 {
-        self.vecs.node_distance(a, b)
     }
 
     /// The level a node with `key` draws.
@@ -289,10 +283,12 @@ impl Hnsw {
         }
         links.push(node);
         if links.len() > max {
+            let mut base = NodeBase::default();
+            self.vecs.set_base(e, &mut base);
             let mut cands: Vec<Near> = links
                 .iter()
                 .map(|&x| Near {
-                    dist: self.node_distance(e, x),
+                    dist: self.vecs.base_distance(&base, x),
                     node: x,
                 })
                 .collect();
@@ -306,13 +302,17 @@ impl Hnsw {
     /// it is closer to the base than to every candidate kept so far. `cands` is sorted.
     fn select(&self, cands: &[Near], m: usize) -> Vec<Near> {
         let mut out: Vec<Near> = Vec::with_capacity(m);
+        let mut base = NodeBase::default();
         for c in cands {
             if out.len() >= m {
                 break;
             }
+            if !out.is_empty() {
+                self.vecs.set_base(c.node, &mut base);
+            }
             if out
                 .iter()
-                .all(|r| self.node_distance(c.node, r.node) > c.dist)
+                .all(|r| self.vecs.base_distance(&base, r.node) > c.dist)
             {
                 out.push(*c);
             }
@@ -577,11 +577,13 @@ impl Hnsw {
     fn reselect(&mut self, e: u32, lc: u8, max: usize, mut cands: Vec<u32>) {
         cands.sort_unstable();
         cands.dedup();
+        let mut base = NodeBase::default();
+        self.vecs.set_base(e, &mut base);
         let mut near: Vec<Near> = cands
             .into_iter()
             .filter(|&x| x != e && self.is_live(x))
             .map(|x| Near {
-                dist: self.node_distance(e, x),
+                dist: self.vecs.base_distance(&base, x),
                 node: x,
             })
             .collect();

@@ -86,6 +86,15 @@ pub struct Query<'a> {
     codes: Option<QueryCodes>,
 }
 
+/// A node measured against many others (see [`NodeVectors::set_base`]); its buffers are
+/// reused from base to base.
+#[derive(Debug, Default)]
+pub struct NodeBase {
+    node: u32,
+    unit: Vec<f32>,
+    codes: QueryCodes,
+}
+
 /// The vectors of the nodes, by node id.
 #[derive(Debug, Default, Clone)]
 pub struct NodeVectors {
@@ -361,6 +370,33 @@ impl NodeVectors {
         let q = self.quant.as_ref().expect("codes without f32");
         let d = q.dot_pair(self.codes_of(a), self.codes_of(b));
         1.0 - d * self.code_inv[a] * self.code_inv[b]
+    }
+
+    /// Makes `a` the base of [`NodeVectors::base_distance`]: with codes only, its unit vector
+    /// is folded once like a query, so each distance from it is an integer dot product (the
+    /// graph's inserts and repairs measure one node against many).
+    pub fn set_base(&self, a: u32, base: &mut NodeBase) {
+        base.node = a;
+        if self.has_f32() {
+            return;
+        }
+        let q = self.quant.as_ref().expect("codes without f32");
+        base.unit.clear();
+        q.dequantize(self.codes_of(a as usize), &mut base.unit);
+        let inv = self.code_inv[a as usize];
+        base.unit.iter_mut().for_each(|x| *x *= inv);
+        q.query_into(&base.unit, &mut base.codes);
+    }
+
+    /// The cosine distance between the base node and `b`: [`NodeVectors::node_distance`],
+    /// within the query's rounding when the nodes have codes only.
+    #[inline]
+    pub fn base_distance(&self, base: &NodeBase, b: u32) -> f32 {
+        if self.has_f32() {
+            return self.node_distance(base.node, b);
+        }
+        let d = dot_codes(&base.codes.q16, self.codes_of(b as usize));
+        1.0 - d as f32 * base.codes.factor * self.code_inv[b as usize]
     }
 
     /// Reads the start of the node's walk form, so that its cache lines are on their way

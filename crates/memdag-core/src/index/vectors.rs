@@ -217,8 +217,19 @@ impl VectorIndex {
 
     /// The cosine similarity of a normalized query to the vector of `slot`.
     pub fn similarity(&self, slot: Slot, q: &[f32]) -> Option<f32> {
+        self.similarity_to(slot, &self.query(q))
+    }
+
+    /// A normalized query made ready for [`VectorIndex::similarity_to`], for scoring many
+    /// slots against one query (at int8, a query is folded with the steps once).
+    pub fn query<'a>(&self, q: &'a [f32]) -> Query<'a> {
+        self.hnsw.query(q)
+    }
+
+    /// The cosine similarity of a query to the vector of `slot`.
+    pub fn similarity_to(&self, slot: Slot, q: &Query) -> Option<f32> {
         let n = self.node_of(slot)?;
-        Some(self.hnsw.similarity(&self.hnsw.query(q), n))
+        Some(self.hnsw.similarity(q, n))
     }
 
     /// The `k` most similar slots passing `keep`, as (slot, cosine similarity), best first.

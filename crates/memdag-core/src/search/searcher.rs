@@ -234,13 +234,14 @@ impl Store {
             }
         }
         // Complete each candidate's missing signal exactly.
+        let vq = qvec.as_deref().map(|v| index.vectors.query(v));
         for (&slot, c) in cands.iter_mut() {
             if let (None, Some(tq)) = (c.bm25, &tq) {
                 let s = index.text.score_doc(tq, &q.bm25, slot);
                 c.bm25 = (s > 0.0).then_some(s);
             }
-            if let (None, Some(v)) = (c.vector, &qvec) {
-                c.vector = index.vectors.similarity(slot, v);
+            if let (None, Some(vq)) = (c.vector, &vq) {
+                c.vector = index.vectors.similarity_to(slot, vq);
             }
         }
         let both = tq.as_ref().is_some_and(|t| !t.terms.is_empty()) && qvec.is_some();
