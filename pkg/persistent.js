@@ -35,7 +35,7 @@
 //
 // Memory changes: `addItem`, `updateItem`, `deleteItem`, `setMemoryConfig`, `extract`,
 // `learn`, `updateWork`, `clearWork`, `purge`, `importJsonl`, `importMarkdown`, `prepare`,
-// `finish`, `retainBlobs`, and `callTool` when the tool changed the store.
+// `finish`, `retainBlobs`, `setVectorSettings`, and `callTool` when the tool changed the store.
 // Their replays are deterministic: a time the caller left out (`createdAt`, `at`, `now`) is
 // fixed to `Date.now()` before the first run and journaled so, and a new item keeps the id the
 // core gave it. Working memory changes field by field, so two tabs that change different
@@ -392,6 +392,16 @@ export class PersistentMemory extends EventTarget {
   /** Sets the long-term memory settings (stored with the memory); resolves once durable. */
   async setMemoryConfig(config) {
     return this.#change('setMemoryConfig', [config], (core) => core.setMemoryConfig(config));
+  }
+
+  /** How the memory keeps its vectors: `{ precision, train }` (see `Memory.vectorSettings`). */
+  get vectorSettings() {
+    return this.#core.vectorSettings;
+  }
+
+  /** Sets how the memory keeps its vectors (stored with the memory); resolves once durable. */
+  async setVectorSettings(settings) {
+    return this.#change('setVectorSettings', [settings], (core) => core.setVectorSettings(settings));
   }
 
   /** Learns items from turns: through the host's `complete` when the memory has one, batch by

@@ -10,7 +10,7 @@ const bench = loadBench({ build: !args.includes('--no-build') });
 const { turns, questions } = locomo(resolve(option(args, '--data', defaultData)));
 const count = bench.corpus_questions(turns, questions).length;
 for (const n of sizes) {
-  const b = new bench.Bench(n, turns, questions, 0, false, false);
+  const b = new bench.Bench(n, turns, questions, 0, false, false, '');
   const times = [];
   for (let pass = 0; pass < 6; pass++) {
     for (let i = 0; i < count; i++) {

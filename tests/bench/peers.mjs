@@ -3,6 +3,7 @@
 //
 //   node --expose-gc tests/bench/peers.mjs [--sizes 10000,100000] [--no-build] [--data DIR]
 //        [--vector-queries 500] [--peer-text-queries 30] [--no-rebuild] [--native FILE] [--json]
+//        [--precisions f32,int8,int8+f32]
 //
 // - Data: the record and query vectors and the record texts come out of the memdag-bench wasm
 //   module itself (corpus_vectors, corpus_texts, corpus_questions), so every engine indexes the
@@ -13,7 +14,10 @@
 //   wasm table of run-wasm.mjs, from the same store.
 // - Vector peers: hnswlib-node (native C++; M 16, ef_construction 100 like memdag's HNSW),
 //   hnswlib-wasm (emscripten; 10k only: its 100k build takes minutes), Orama's exact vector
-//   scan. Recall@10 against memdag's exact scan.
+//   scan. Recall@10 against the exact ten nearest of the f32 corpus (memdag's `exact`).
+// - --precisions: how memdag keeps its vectors (f32, int8, int8+f32); the first (default: the
+//   store's default) gives the memdag rows every peer is set beside, each other one adds a store
+//   built at that precision and its raw index rows, set beside hnswlib-node at the same ef.
 // - Text peers: MiniSearch and Orama, default options, top 10 asked for (MiniSearch returns
 //   every match: it has no limit). At sizes over 20k the peers take only the first
 //   --peer-text-queries questions, one timed pass (Orama takes seconds a query there); memdag
@@ -35,6 +39,8 @@ const peerTextQueries = Number(option(args, '--peer-text-queries', '30'));
 const rebuild = !args.includes('--no-rebuild');
 const nativeFile = option(args, '--native', '');
 const json = args.includes('--json');
+const precisions = option(args, '--precisions', '').split(',').filter(Boolean);
+const mainPrecision = precisions[0] ?? '';
 const DIM = 384;
 const K = 10;
 const EFS = [32, 64, 128, 256];
@@ -109,10 +115,10 @@ for (const n of sizes) {
   log(`== ${n} records`);
   const big = n > 20000;
   // ---------- memdag (wasm) ----------
-  const memdag = new bench.Bench(n, turns, questionFiles, VQ, rebuild, true);
+  const memdag = new bench.Bench(n, turns, questionFiles, VQ, rebuild, true, mainPrecision);
   const mdBuildMs = memdag.ingest_ms();
   log(`memdag: built in ${(mdBuildMs / 1000).toFixed(1)} s`);
-  const textOnly = new bench.Bench(n, turns, questionFiles, 0, false, false);
+  const textOnly = new bench.Bench(n, turns, questionFiles, 0, false, false, mainPrecision);
   const mdTextBuildMs = textOnly.ingest_ms();
   const mdTextBytes = textOnly.text_bytes_per_record();
   textOnly.free();
@@ -139,6 +145,7 @@ for (const n of sizes) {
     mdRaw[ef] = { times, recall: recallAt10(res, truth) };
   }
   const mdHybrid = timeQueries(vq, (i) => memdag.hybrid(i));
+  const mdPrecision = memdag.precision();
   const mdVecBytes = memdag.vector_bytes_per_record();
   const mdIndexBytes = memdag.index_bytes_per_record();
   log('memdag: running the workload report');
@@ -150,7 +157,21 @@ for (const n of sizes) {
     vectorRows.push({ n, engine: 'memdag-wasm', ef: String(ef), build: mdBuildMs, times: mdRaw[ef].times, recall: mdRaw[ef].recall,
       bytes: mdVecBytes });
   }
+  // The other precisions: a store each, its raw index at each width.
+  for (const p of precisions.slice(1)) {
+    const other = new bench.Bench(n, turns, questionFiles, VQ, false, true, p);
+    const build = other.ingest_ms();
+    log(`memdag ${p}: built in ${(build / 1000).toFixed(1)} s`);
+    for (const ef of EFS) {
+      const res = [];
+      const times = timeQueries(vq, (i) => { res[i] = Array.from(other.raw_vector(i, ef)); });
+      vectorRows.push({ n, engine: `memdag-wasm (${p})`, ef: String(ef), build, times, recall: recallAt10(res, truth),
+        bytes: other.vector_bytes_per_record() });
+    }
+    other.free();
+  }
   if (n === sizes[0]) {
+    notes.push(`memdag-wasm: vectors kept at precision ${mdPrecision}; rows "memdag-wasm (p)" are stores kept at precision p, their ratio column against hnswlib-node at the same ef`);
     notes.push('memdag-wasm vector rows: the raw index (the graph walk only, as the peers run), each peer row set beside memdag at the same ef; build = the whole ingest (text + vectors + records); B/rec = vectors + graph');
     notes.push('memdag-wasm search(vector), default: what users get, the graph walk then thread context, scope and dedup re-ranking the ten; its recall is counted against the exact nearest, which that re-ranking is not trying to return');
   }
@@ -308,6 +329,12 @@ function vectorTable() {
       || vectorRows.find((x) => x.n === r.n && x.engine === 'memdag-wasm');
     const peer = !r.engine.startsWith('memdag');
     const p50 = pct(r.times, 50);
+    const hnsw = r.engine.startsWith('memdag-wasm (') && vectorRows.find((x) => x.n === r.n && x.engine === 'hnswlib-node' && x.ef === r.ef);
+    if (hnsw) {
+      const hp = pct(hnsw.times, 50);
+      s += `| ${r.engine} | ${r.n} | ${r.ef} | ${f(r.build / 1000, 2)} | ${f(p50)} | ${f(pct(r.times, 99))} | ${f(r.recall, 4)} | ${f(r.bytes, 0)} (own count) | ${ratio(p50, hp)} (vs hnswlib-node) | ${ratio(r.build, hnsw.build)} |\n`;
+      continue;
+    }
     const bytes = peer ? `${f(r.bytes, 0)}; ${f(r.heap, 0)}` : `${f(r.bytes, 0)} (own count)`;
     s += `| ${r.engine} | ${r.n} | ${r.ef} | ${f(r.build / 1000, 2)} | ${f(p50)} | ${f(pct(r.times, 99))} | ${f(r.recall, 4)} | ${bytes} | ${peer ? ratio(pct(md.times, 50), p50) : '-'} | ${peer ? ratio(md.build, r.build) : '-'} |\n`;
   }
@@ -356,8 +383,9 @@ if (json) {
   const native = readNative();
   if (native) console.log(nativeTables(native));
   console.log(`memdag-bench workload in wasm (timed inside wasm; same stores as below)\n${bench.sizes_table(JSON.stringify(reports))}`);
+  console.log(`Memory a record, by part (memdag's own heap accounting)\n${bench.bytes_table(JSON.stringify(reports))}`);
   if (turns.length) console.log(`LoCoMo dev evidence recall, wasm (${data})\n${bench.recall_table(bench.locomo_json(turns, questionFiles))}`);
-  console.log(`Vectors: ${VQ} queries of dim ${DIM}, k ${K}, one at a time, timed from Node (recall@10 against memdag's exact scan)\n${vectorTable()}`);
+  console.log(`Vectors: ${VQ} queries of dim ${DIM}, k ${K}, one at a time, timed from Node (recall@10 against the exact ten of the f32 corpus)\n${vectorTable()}`);
   console.log(`Full text: ${questions.length} LoCoMo questions, top ${K}, timed from Node\n${textTable()}`);
   if (native) console.log(wasmVsNative(native));
   for (const n of notes) console.log(`note: ${n}`);

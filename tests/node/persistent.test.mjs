@@ -83,6 +83,43 @@ test('without an embedder the built-in one gives vector search', async () => {
   assert.equal((await mem.searchAsync({ text: 'agent memories', mode: 'vector', k: 1 }))[0].id, r.id);
 });
 
+test('vectors kept as int8: settings stored with the memory, search and embedding after a reopen', async () => {
+  const storage = new MemoryStorage();
+  const mem = await Memory.open({ name: fresh(), storage });
+  assert.deepEqual(mem.vectorSettings, { precision: 'f32', train: 1024 });
+  await mem.setVectorSettings({ precision: 'int8', train: 16 });
+  assert.deepEqual(mem.vectorSettings, { precision: 'int8', train: 16 });
+  // 40 vectors in 8 dimensions, each near one of four directions.
+  const vec = (i) => new Float32Array([...Array(8)].map((_, d) => (d === i % 4 ? 3 : 0) + ((i * 7 + d * 3) % 5) / 10));
+  const added = await mem.addMany([...Array(40)].map((_, i) => ({ thread: 't', input: `turn ${i}`, embedding: vec(i) })));
+  const cos = (a, b) => {
+    let ab = 0, aa = 0, bb = 0;
+    for (let d = 0; d < a.length; d++) { ab += a[d] * b[d]; aa += a[d] * a[d]; bb += b[d] * b[d]; }
+    return ab / Math.sqrt(aa * bb);
+  };
+  // `embedding` is what the codes stand for: near the given vector, at its norm.
+  const back = mem.get(added[9].id).embedding;
+  assert.equal(back.length, 8);
+  assert.ok(cos(back, vec(9)) > 0.99, `cosine ${cos(back, vec(9))}`);
+  const hits = mem.search({ embedding: vec(9), mode: 'vector', k: 3, context: 0, threadScope: 0 });
+  assert.equal(hits[0].id, added[9].id);
+  await mem.close();
+  const again = await Memory.open({ name: fresh(), storage });
+  assert.deepEqual(again.vectorSettings, { precision: 'int8', train: 16 });
+  assert.deepEqual([...again.get(added[9].id).embedding], [...back]);
+  assert.equal(again.search({ embedding: vec(9), mode: 'vector', k: 1, context: 0, threadScope: 0 })[0].id, added[9].id);
+  // Bad settings are refused whole.
+  assert.equal((await rejection(again.setVectorSettings({ precision: 'int4' }))).code, 'INVALID_INPUT');
+  assert.equal((await rejection(again.setVectorSettings({ train: 0 }))).code, 'INVALID_INPUT');
+  assert.equal((await rejection(again.setVectorSettings({ trian: 3 }))).code, 'INVALID_INPUT');
+  assert.deepEqual(again.vectorSettings, { precision: 'int8', train: 16 });
+  // The core memory has the same two names.
+  const core = Memory.load(storage.map);
+  assert.equal(core.vectorSettings.precision, 'int8');
+  core.setVectorSettings({ precision: 'int8+f32', train: 16 });
+  assert.deepEqual(core.vectorSettings, { precision: 'int8+f32', train: 16 });
+});
+
 test('compaction uses the host LLM, or the extractive compactor without one', async () => {
   const prompts = [];
   const storage = new MemoryStorage();

@@ -6,6 +6,8 @@
 //! index against an exact scan at ef 32 to 256 (see `ann`). `--only bm25|vector|hybrid` times
 //! one query kind alone (bm25 on text-only stores), for profiling one path. `--seal [--rounds
 //! N]` times a flush of the whole store and a cold open, plain and encrypted (see `seal`).
+//! `--precision f32|int8|int8+f32 [--train N]` keeps the stores' vectors at that precision (the
+//! LoCoMo stores' too: with `--train` below their 400 turns, their int8 steps are trained).
 //!
 //! `--locomo` prints the retrieval-quality report instead of timing anything: every ranking
 //! technique alone and together, per conversation and per question category, the Mode-1
@@ -21,6 +23,7 @@ use crate::locomo::{self, Conversation};
 use crate::workload::{bm25_query, build, hybrid_query, percentile, vector_query};
 use crate::{cli_path, zh};
 use crate::{run_size, table, Options};
+use memdag_core::index::vecstore::{Precision, VectorSettings};
 
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 
@@ -167,9 +170,20 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             "--seal" => seal = true,
             "--memory" => memory = true,
             "--ann" => ann = true,
+            "--train" => opts.train = args.next().and_then(|s| s.parse().ok()).unwrap_or(1024),
+            "--precision" => {
+                let p = args.next().unwrap_or_default();
+                match serde_json::from_value(serde_json::Value::String(p.clone())) {
+                    Ok(v) => opts.precision = v,
+                    Err(_) => {
+                        eprintln!("--precision: f32, int8 or int8+f32, not {p:?}");
+                        return 2;
+                    }
+                }
+            }
             "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "-h" | "--help" => {
-                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory] [--ann]");
+                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory] [--ann] [--precision f32|int8|int8+f32 [--train N]]");
                 return 0;
             }
             other => {
@@ -242,7 +256,14 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
                 crate::ann::EFS
             );
             let built = build(n, &base, &opts, &now_ms);
-            let r = crate::ann::measure(&built.store, &built.queries, &crate::ann::EFS, &now_ms);
+            let truth = crate::ann::truth(n, &built.queries);
+            let r = crate::ann::measure(
+                &built.store,
+                &built.queries,
+                &truth,
+                &crate::ann::EFS,
+                &now_ms,
+            );
             if json {
                 println!("{}", serde_json::to_string(&r).expect("json"));
             }
@@ -250,6 +271,26 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
         }
         if !json {
             println!("{}", crate::ann::table(&reports));
+        }
+        if !convs.is_empty() {
+            // Real 384-d embeddings: the share of the exact ten each precision finds. A
+            // conversation has about 400 turns, so the steps are trained on its first 64.
+            println!("LoCoMo dev turns (all-MiniLM-L6-v2, 384-d), raw index at ef 128, recall@10 against the exact f32 ten");
+            println!("| precision | train | questions | recall@10 |\n|---|---|---|---|");
+            let train = 64;
+            for precision in [Precision::F32, Precision::Int8, Precision::Int8Exact] {
+                let settings = VectorSettings { precision, train };
+                match crate::ann::locomo_recall(&convs, settings, 128) {
+                    Ok((r, n)) => println!(
+                        "| {} | {train} | {n} | {r:.4} |",
+                        serde_json::to_value(precision)
+                            .unwrap_or_default()
+                            .as_str()
+                            .unwrap_or("")
+                    ),
+                    Err(e) => eprintln!("bench: locomo recall: {e}"),
+                }
+            }
         }
         return 0;
     }
@@ -313,9 +354,10 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     let (recall, mode1) = if convs.is_empty() {
         (Vec::new(), Vec::new())
     } else {
-        let loaded = locomo::load(&convs).unwrap_or_else(|e| panic!("locomo: {e}"));
+        let settings = opts.vector_settings();
+        let loaded = locomo::load_with(&convs, settings).unwrap_or_else(|e| panic!("locomo: {e}"));
         (
-            locomo::evaluate(&convs).unwrap_or_else(|e| panic!("locomo: {e}")),
+            locomo::evaluate_with(&convs, settings).unwrap_or_else(|e| panic!("locomo: {e}")),
             locomo::recall_evidence_at_2000(&loaded).unwrap_or_else(|e| panic!("locomo: {e}")),
         )
     };
@@ -330,6 +372,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     } else {
         if !reports.is_empty() {
             println!("{}", table::sizes(&reports));
+            println!("Memory a record, by part\n{}", table::memory(&reports));
         }
         if !recall.is_empty() {
             println!(

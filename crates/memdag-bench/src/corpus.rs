@@ -87,6 +87,35 @@ pub fn vector_corpus(
     (records, qs)
 }
 
+/// The `k` record vectors of [`vector_corpus`]`(seed, centres, dim, sigma, n, _)` nearest to
+/// each of `queries` (unit vectors), by record index, nearest first: the exact reference, from
+/// the `f32` vectors themselves, whatever precision a store keeps them at. The records are
+/// generated again one at a time, so the corpus is never held.
+pub fn true_nearest(
+    seed: u64,
+    centres: usize,
+    dim: usize,
+    sigma: f64,
+    n: usize,
+    queries: &[Vec<f32>],
+    k: usize,
+) -> Vec<Vec<u32>> {
+    use memdag_core::index::topk::TopK;
+    let mut rng = Rng(seed);
+    let clusters = Clusters::new(&mut rng, centres, dim, sigma);
+    let mut tops: Vec<TopK> = queries.iter().map(|_| TopK::new(k)).collect();
+    for i in 0..n {
+        let v = clusters.sample(&mut rng);
+        for (q, top) in queries.iter().zip(&mut tops) {
+            let sim = memdag_core::index::distance::dot(q, &v);
+            top.push(i as u32, sim);
+        }
+    }
+    tops.into_iter()
+        .map(|t| t.into_sorted().into_iter().map(|s| s.doc).collect())
+        .collect()
+}
+
 /// Base texts to replicate: the LoCoMo dev turns when given, else a synthetic vocabulary.
 pub fn synthetic_texts(rng: &mut Rng, count: usize) -> Vec<String> {
     const WORDS: &[&str] = &[

@@ -7,6 +7,7 @@
 //! conversation and per question category, and the Mode-1 row `recall_evidence_at_2000`.
 //! The category labels are read here, for the report only: nothing in the ranking sees them.
 
+use memdag_core::index::vecstore::VectorSettings;
 use memdag_core::recall::RecallQuery;
 use memdag_core::search::{Fusion, SearchMode, SearchQuery};
 use memdag_core::{NewTurn, Store};
@@ -269,12 +270,21 @@ pub struct Loaded {
 
 /// Builds one store per conversation.
 pub fn load(convs: &[Conversation]) -> Result<Vec<Loaded>, String> {
+    load_with(convs, VectorSettings::default())
+}
+
+/// Builds one store per conversation, its vectors kept as `settings` say (the exact-match
+/// store keeps them as `f32`).
+pub fn load_with(convs: &[Conversation], settings: VectorSettings) -> Result<Vec<Loaded>, String> {
     convs
         .iter()
         .map(|conv| {
             let turns: Vec<Turn> = parse(&conv.turns_jsonl)?;
             let questions: Vec<Question> = parse(&conv.questions_jsonl)?;
             let mut store = Store::new();
+            store
+                .set_vector_settings(settings)
+                .map_err(|e| e.to_string())?;
             let mut exact = Store::new();
             exact.set_stemming(false);
             for t in &turns {
@@ -411,7 +421,15 @@ pub fn evaluate_variants(
 /// Evidence recall of the default options (the "all (default)" rows), for bm25, vector and
 /// hybrid.
 pub fn evaluate(convs: &[Conversation]) -> Result<Vec<Recall>, String> {
-    let loaded = load(convs)?;
+    evaluate_with(convs, VectorSettings::default())
+}
+
+/// [`evaluate`] with the stores' vectors kept as `settings` say.
+pub fn evaluate_with(
+    convs: &[Conversation],
+    settings: VectorSettings,
+) -> Result<Vec<Recall>, String> {
+    let loaded = load_with(convs, settings)?;
     let all = variants()
         .into_iter()
         .filter(|v| v.name == DEFAULT)

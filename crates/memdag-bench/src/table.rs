@@ -38,6 +38,39 @@ pub fn sizes(reports: &[SizeReport]) -> String {
     s
 }
 
+/// Memory a record by part (the index's own heap accounting), one column per report.
+pub fn memory(reports: &[SizeReport]) -> String {
+    let mut s = String::from("| B/rec |");
+    for r in reports {
+        s.push_str(&format!(" {} {} {} |", r.runtime, r.records, r.precision));
+    }
+    s.push_str("\n|---|");
+    s.push_str(&"---|".repeat(reports.len()));
+    s.push('\n');
+    let names: Vec<&str> = reports
+        .first()
+        .map(|r| r.index_parts.iter().map(|(n, _)| n.as_str()).collect())
+        .unwrap_or_default();
+    for name in names {
+        s.push_str(&format!("| {name} |"));
+        for r in reports {
+            let v = r
+                .index_parts
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(0.0, |p| p.1);
+            s.push_str(&format!(" {v:.0} |"));
+        }
+        s.push('\n');
+    }
+    s.push_str("| **total** |");
+    for r in reports {
+        s.push_str(&format!(" **{:.0}** |", r.index_bytes_per_record));
+    }
+    s.push('\n');
+    s
+}
+
 /// LoCoMo evidence recall as a Markdown table.
 pub fn recall(rows: &[Recall]) -> String {
     let mut s = String::from(

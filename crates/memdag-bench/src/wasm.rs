@@ -148,6 +148,13 @@ pub fn sizes_table(reports_json: &str) -> String {
     table::sizes(&reports)
 }
 
+/// The Markdown table of memory a record by part, of size reports given as JSON.
+#[wasm_bindgen]
+pub fn bytes_table(reports_json: &str) -> String {
+    let reports: Vec<SizeReport> = serde_json::from_str(reports_json).unwrap_or_default();
+    table::memory(&reports)
+}
+
 /// The Markdown table of LoCoMo rows given as JSON.
 #[wasm_bindgen]
 pub fn recall_table(rows_json: &str) -> String {
@@ -183,12 +190,15 @@ pub struct Bench {
     built: Built,
     questions: Vec<String>,
     opts: Options,
+    /// The exact ten nearest records of each vector query, from the `f32` corpus.
+    truth: std::cell::OnceCell<Vec<Vec<u32>>>,
 }
 
 #[wasm_bindgen]
 impl Bench {
     /// Builds the workload store at `n` records (same corpus as `run_size_json`); without
-    /// `with_vectors` the records get no vectors (a text-only store).
+    /// `with_vectors` the records get no vectors (a text-only store). `precision` is how the
+    /// store keeps its vectors (`f32`, `int8`, `int8+f32`; empty: the default).
     #[wasm_bindgen(constructor)]
     pub fn new(
         n: u32,
@@ -197,20 +207,29 @@ impl Bench {
         vector_queries: u32,
         rebuild: bool,
         with_vectors: bool,
-    ) -> Bench {
+        precision: String,
+    ) -> Result<Bench, JsValue> {
         let (base, qs) = texts(&conversations(turns, questions));
+        let precision = if precision.is_empty() {
+            Default::default()
+        } else {
+            serde_json::from_value(serde_json::Value::String(precision.clone()))
+                .map_err(|_| JsValue::from_str(&format!("unknown precision {precision:?}")))?
+        };
         let opts = Options {
             vector_queries: vector_queries as usize,
             measure_rebuild: rebuild,
             with_vectors,
+            precision,
             ..Options::default()
         };
         let built = build(n as usize, &base, &opts, &clock);
-        Bench {
+        Ok(Bench {
             built,
             questions: qs,
             opts,
-        }
+            truth: Default::default(),
+        })
     }
 
     /// Milliseconds the adds took (the corpus was generated before the clock started).
@@ -261,17 +280,23 @@ impl Bench {
         self.built.store.search(&q).map_or(0, |h| h.len() as u32)
     }
 
-    /// The exact `k` nearest records of vector query `i` (the recall reference).
+    /// The exact `k` (at most 10) nearest records of vector query `i`, from the `f32` corpus
+    /// whatever the store's precision (the recall reference; all queries' at the first call).
     pub fn exact(&self, i: u32, k: u32) -> Vec<u32> {
-        let store = &self.built.store;
-        let v = &self.built.queries[i as usize];
-        store
-            .search_index()
-            .vectors()
-            .exact(v, k as usize)
-            .into_iter()
-            .filter_map(|(slot, _)| record_index(store, slot))
-            .collect()
+        let truth = self
+            .truth
+            .get_or_init(|| crate::ann::truth(self.built.records, &self.built.queries));
+        let mut t = truth[i as usize].clone();
+        t.truncate(k as usize);
+        t
+    }
+
+    /// How the store keeps its vectors.
+    pub fn precision(&self) -> String {
+        serde_json::to_value(self.built.store.search_index().vectors().precision())
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
     }
 
     /// Heap bytes of the whole search index (text, vectors, graph), per record.

@@ -41,6 +41,10 @@ pub struct SizeReport {
     pub add_p99_ms: f64,
     pub vector_recall_at_10: f64,
     pub index_bytes_per_record: f64,
+    /// `index_bytes_per_record` by part (see `SearchIndex::heap_parts`).
+    pub index_parts: Vec<(String, f64)>,
+    /// How the store kept its vectors (`f32`, `int8`, `int8+f32`).
+    pub precision: String,
     /// Opening the stored memory (one bulk segment and 100 single-add segments, merged as
     /// they come) with its persisted graph: the first open of the process.
     pub load_ms: f64,
@@ -76,6 +80,19 @@ pub struct Options {
     pub measure_rebuild: bool,
     /// Give the records their vectors (off: a text-only store, to time the text index alone).
     pub with_vectors: bool,
+    /// How the store keeps its vectors, and how many train the int8 steps.
+    pub precision: memdag_core::index::vecstore::Precision,
+    pub train: u32,
+}
+
+impl Options {
+    /// The vector settings of the stores built.
+    pub fn vector_settings(&self) -> memdag_core::index::vecstore::VectorSettings {
+        memdag_core::index::vecstore::VectorSettings {
+            precision: self.precision,
+            train: self.train,
+        }
+    }
 }
 
 impl Default for Options {
@@ -85,6 +102,8 @@ impl Default for Options {
             text_passes: 2,
             measure_rebuild: true,
             with_vectors: true,
+            precision: Default::default(),
+            train: memdag_core::index::vecstore::TRAIN as u32,
         }
     }
 }
@@ -178,6 +197,9 @@ pub fn build(n: usize, base: &[String], opts: &Options, clock: Clock) -> Built {
         (vec![Vec::new(); n], Vec::new())
     };
     let mut store = Store::new();
+    store
+        .set_vector_settings(opts.vector_settings())
+        .expect("vector settings");
     let mut adds = Vec::with_capacity(n);
     let start = clock();
     for (i, v) in vectors.into_iter().enumerate() {
@@ -289,6 +311,16 @@ pub fn measure(
         assert!(block.tokens <= 2000);
     }
     let index_bytes = store.search_index().heap_bytes();
+    let index_parts: Vec<(String, f64)> = store
+        .search_index()
+        .heap_parts()
+        .into_iter()
+        .map(|(name, bytes)| (name.to_string(), bytes as f64 / n as f64))
+        .collect();
+    let precision = serde_json::to_value(store.search_index().vectors().precision())
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
 
     let mut stored: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let write = |stored: &mut BTreeMap<String, Vec<u8>>, changes: Vec<Change>| {
@@ -368,6 +400,8 @@ pub fn measure(
         add_p99_ms: percentile(&built.adds, 99.0),
         vector_recall_at_10: found as f64 / total.max(1) as f64,
         index_bytes_per_record: index_bytes as f64 / n as f64,
+        index_parts,
+        precision,
         load_ms,
         load_warm_ms,
         rebuild_load_ms,

@@ -7,7 +7,7 @@
 //!   reader to fill in (its parts, bytes and checksum are known only once it is written).
 //!
 //! ```text
-//!   head ──► Commit { generation 42, next_seq, dimension,
+//!   head ──► Commit { generation 42, next_seq, dimension, vectors, steps,
 //!                     segments: [gen 7 (sum a1…), gen 31 (sum 9c…), gen 42 (sum 07…)] }
 //!   seg/000000000000002a/last part ─ COMMIT section ─► the same commit, gen 42's entry blank
 //! ```
@@ -33,6 +33,7 @@ use crate::codec::{from_msgpack, to_msgpack};
 use crate::envelope::{open, seal, Kind};
 use crate::error::{Error, Result};
 use crate::hash::Fnv;
+use crate::index::vecstore::VectorSettings;
 use crate::keys::{segment_key, HEAD_KEY, MAX_GENERATION};
 
 /// The commit, stored under `head`: which segments are live, in apply order, and the counters.
@@ -45,6 +46,13 @@ pub struct Commit {
     pub next_seq: u64,
     /// The dimension of the store's vectors; 0 before the first one.
     pub dimension: u32,
+    /// How the store keeps its vectors (format v6; left out when the defaults).
+    #[serde(skip_serializing_if = "VectorSettings::is_default")]
+    pub vectors: VectorSettings,
+    /// The int8 steps, one per dimension, once trained (format v6): the CODES sections of
+    /// the segments are codes under them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<f32>,
     /// The live segments, oldest first.
     pub segments: Vec<SegmentInfo>,
     /// The segments the commit before this one named and this one dropped (a merge's inputs,
@@ -148,6 +156,19 @@ fn check(key: &str, commit: &Commit) -> Result<()> {
             reason: format!("generation {} is out of range", commit.generation),
         });
     }
+    let steps_ok = commit.steps.is_empty()
+        || (commit.steps.len() == commit.dimension as usize
+            && commit.steps.iter().all(|s| s.is_finite() && *s > 0.0));
+    if !steps_ok {
+        return Err(Error::CorruptData {
+            key: key.into(),
+            reason: format!(
+                "{} int8 steps for dimension {}, or a step that is not finite and positive",
+                commit.steps.len(),
+                commit.dimension
+            ),
+        });
+    }
     for s in &commit.segments {
         if !seen.insert(s.generation) || s.generation > commit.generation {
             return Err(Error::CorruptData {
@@ -200,6 +221,11 @@ mod tests {
             generation: 9,
             next_seq: 5,
             dimension: 3,
+            vectors: VectorSettings {
+                precision: crate::index::vecstore::Precision::Int8,
+                train: 2,
+            },
+            steps: vec![0.01, 0.02, 0.03],
             segments: vec![info(2), blank],
             retired: vec![info(1)],
         };

@@ -26,7 +26,7 @@ pub const MAGIC: [u8; 4] = *b"MDAG";
 /// The magic of a sealed value (`crate::seal::MAGIC`; this module depends on no other).
 const SEALED_MAGIC: [u8; 4] = *b"MDAS";
 /// The newest format version this build writes and reads.
-pub const FORMAT_VERSION: u8 = 5;
+pub const FORMAT_VERSION: u8 = 6;
 /// Length of the envelope header.
 pub const HEADER_LEN: usize = 10;
 

@@ -219,7 +219,9 @@ impl Store {
         }
         fresh.sort_by_key(|(slot, ..)| *slot);
         let total = fresh.len();
+        // The new vectors are kept as the old ones were; int8 steps are trained anew on them.
         let mut index = VectorIndex::default();
+        index.set_settings(self.search.vectors.settings());
         for (done, (slot, vector)) in fresh.into_iter().enumerate() {
             let Some(r) = self.slots[slot as usize].as_mut() else {
                 continue;

@@ -5,6 +5,7 @@
 //! encodes them for the host to persist, and [`Store::load`] rebuilds a store from them.
 //! See [`crate::codec`] for the key layout and value format.
 
+use alloc::borrow::Cow;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
@@ -282,25 +283,29 @@ impl Store {
         self.slot_of(id).and_then(|s| self.slot(s))
     }
 
-    /// The embedding of the record with this id, as it was given (or as the built-in embedder
-    /// made it), wherever the store keeps it.
-    pub fn embedding(&self, id: &str) -> Option<&[f32]> {
+    /// The embedding of the record with this id, wherever the store keeps it: as it was given
+    /// (or as the built-in embedder made it), except in a store whose vector precision is
+    /// [`Precision::Int8`](crate::index::vecstore::Precision), which keeps no `f32` copy: there
+    /// it is what the stored int8 codes stand for (each component within half a step of the
+    /// given one), at the given norm.
+    pub fn embedding(&self, id: &str) -> Option<Cow<'_, [f32]>> {
         self.slot_of(id).and_then(|s| self.embedding_at(s))
     }
 
     /// The embedding of a record, this store's own or a copy of one: [`Store::embedding`] of
     /// its id, else the record's own field.
-    pub fn embedding_of<'a>(&'a self, record: &'a Record) -> Option<&'a [f32]> {
-        self.embedding(&record.id).or(record.embedding.as_deref())
+    pub fn embedding_of<'a>(&'a self, record: &'a Record) -> Option<Cow<'a, [f32]>> {
+        self.embedding(&record.id)
+            .or(record.embedding.as_deref().map(Cow::Borrowed))
     }
 
     /// The embedding of the record in a slot.
-    pub(crate) fn embedding_at(&self, slot: Slot) -> Option<&[f32]> {
+    pub(crate) fn embedding_at(&self, slot: Slot) -> Option<Cow<'_, [f32]>> {
         #[cfg(feature = "std")]
         if let Some(v) = self.search.vectors.vector(slot) {
             return Some(v);
         }
-        self.slot(slot)?.embedding.as_deref()
+        self.slot(slot)?.embedding.as_deref().map(Cow::Borrowed)
     }
 
     /// The record in a slot, if it is live.

@@ -4,6 +4,7 @@ mod common;
 
 use common::{apply, dump, turn, v1_image};
 use memdag_core::codec::{decode_record, encode_record, record_key, FORMAT_VERSION, HEADER_LEN};
+use memdag_core::index::vecstore::{Precision, VectorSettings};
 use memdag_core::keys::HEAD_KEY;
 use memdag_core::{
     CompactNode, Error, ItemKind, ItemMeta, ItemStatus, Record, Section, Step, Store,
@@ -313,9 +314,15 @@ fn a_missing_parent_on_load_is_corrupt_data() {
 
 /// The store every fixture of format v2 and later holds: a record with an embedding, steps and a
 /// compact node, a blob, a deleted record (a tombstone), several segments one of which was
-/// merged, and the commit.
+/// merged, and the commit. From format v6 its vectors are kept as int8 codes, the steps
+/// trained on the first two (so later ones saturate in the third dimension).
 fn fixture_store() -> BTreeMap<String, Vec<u8>> {
     let mut s = Store::new();
+    s.set_vector_settings(VectorSettings {
+        precision: Precision::Int8,
+        train: 2,
+    })
+    .unwrap();
     let mut kv = BTreeMap::new();
     let mut a = turn("a", "t", "root", &[]);
     a.embedding = Some(vec![1.0, 0.0, 0.5]);
@@ -449,9 +456,41 @@ fn format_fixtures_still_load() {
         } else if version == 2 {
             assert_eq!(store.len(), 2, "the tombstones hide x0..x7");
         }
+        if version >= 6 {
+            // b's codes stand for its vector exactly: the steps were trained on a and b.
+            let v = store.embedding("b").unwrap();
+            assert!(
+                v.iter()
+                    .zip([0.0, 1.0, 0.5])
+                    .all(|(x, y)| (x - y).abs() < 1e-6),
+                "{v:?}"
+            );
+            assert_eq!(store.vector_settings().precision, Precision::Int8);
+            let steps = store
+                .search_index()
+                .vectors()
+                .steps()
+                .expect("steps persist");
+            assert_eq!(steps.len(), 3);
+            // The fixture's vectors are stored as codes (CODES sections).
+            let (mut coded, mut plain) = (0, 0);
+            for info in store.segments() {
+                let read =
+                    memdag_core::segment::read_chunks(info, |k| kv.get(k).map(|v| &v[..])).unwrap();
+                for (key, chunk) in &read.chunks {
+                    let view =
+                        memdag_core::segment::SegmentView::parse(key, chunk.bytes()).unwrap();
+                    coded += view.code_count();
+                    plain += view.vector_count();
+                }
+            }
+            assert!(coded >= 3 && plain == 0, "codes {coded}, f32 {plain}");
+        } else if version >= 2 {
+            assert_eq!(store.embedding("b").as_deref(), Some(&[0.0, 1.0, 0.5][..]));
+            assert_eq!(store.vector_settings(), VectorSettings::default());
+        }
         if version >= 2 {
             let b = store.get("b").unwrap();
-            assert_eq!(store.embedding("b"), Some(&[0.0, 1.0, 0.5][..]));
             assert_eq!(b.embedding, None, "the vector index keeps the only copy");
             assert_eq!(b.compact.as_ref().unwrap().sections[0].name, "Goal");
             assert_eq!(b.steps[0].tool, "search");

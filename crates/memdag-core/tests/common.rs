@@ -61,7 +61,7 @@ pub fn dump(store: &Store) -> (Vec<memdag_core::Record>, Vec<(String, String)>) 
 /// of vectors held it.
 pub fn whole(store: &Store, r: &memdag_core::Record) -> memdag_core::Record {
     let mut r = r.clone();
-    r.embedding = store.embedding_of(&r).map(<[f32]>::to_vec);
+    r.embedding = store.embedding_of(&r).map(|v| v.into_owned());
     r
 }
 

@@ -75,7 +75,7 @@ fn reindex_changes_the_dimension_and_persists() {
     assert_eq!(s.search_index().vectors().dimension(), 16);
     assert!(s
         .iter()
-        .all(|r| s.embedding(&r.id).map(<[f32]>::len) == Some(16) && r.embedding.is_none()));
+        .all(|r| s.embedding(&r.id).map(|v| v.len()) == Some(16) && r.embedding.is_none()));
 
     // Progress: embedding batches of 7 up to 30, then the graph rebuilt.
     let embedding: Vec<usize> = events
@@ -127,12 +127,7 @@ fn a_reindex_over_a_stored_store_rewrites_it_once() {
     let back = reload(&kv).unwrap();
     assert_eq!(back.len(), 30);
     for r in back.iter() {
-        assert_eq!(
-            back.embedding(&r.id).map(<[f32]>::len),
-            Some(16),
-            "{}",
-            r.id
-        );
+        assert_eq!(back.embedding(&r.id).map(|v| v.len()), Some(16), "{}", r.id);
     }
     // Nothing left to write after the rewrite.
     assert!(!s.has_changes());
@@ -143,7 +138,7 @@ fn a_failing_embedder_changes_nothing() {
     let mut s = store_with_model4();
     let before: Vec<_> = s
         .iter()
-        .map(|r| s.embedding(&r.id).map(<[f32]>::to_vec))
+        .map(|r| s.embedding(&r.id).map(|v| v.into_owned()))
         .collect();
     let mut calls = 0;
     let err = s
@@ -166,7 +161,7 @@ fn a_failing_embedder_changes_nothing() {
     assert_eq!(s.search_index().vectors().dimension(), 4);
     let after: Vec<_> = s
         .iter()
-        .map(|r| s.embedding(&r.id).map(<[f32]>::to_vec))
+        .map(|r| s.embedding(&r.id).map(|v| v.into_owned()))
         .collect();
     assert_eq!(before, after);
     assert!(!s

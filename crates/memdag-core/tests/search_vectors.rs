@@ -194,9 +194,10 @@ fn forgetting_many_records_at_once_keeps_the_graph_searchable() {
 #[test]
 fn a_batch_delete_leaves_no_link_to_its_nodes() {
     use memdag_core::index::hnsw::{Hnsw, HnswParams};
+    use memdag_core::index::vecstore::VectorSettings;
     let mut rng = Rng(0x5eed_0004);
     let data = clustered(&mut rng, 2000, 24, 20);
-    let mut h = Hnsw::new(24, HnswParams::default());
+    let mut h = Hnsw::new(24, HnswParams::default(), VectorSettings::default());
     for (i, v) in data.iter().enumerate() {
         h.insert(i as u64, v, 1.0);
     }

@@ -308,7 +308,7 @@ fn a_vector_is_kept_once_and_given_back_exactly() {
         None,
         "the index holds the only copy"
     );
-    assert_eq!(s.embedding("v"), Some(&given[..]));
+    assert_eq!(s.embedding("v").as_deref(), Some(&given[..]));
     let hits = s
         .search(&memdag_core::search::SearchQuery {
             embedding: Some(vec![0.6, 0.8, 0.02]),
@@ -328,7 +328,7 @@ fn a_vector_is_kept_once_and_given_back_exactly() {
     apply(&mut kv, &mut s);
     let mut back = common::reload(&kv).unwrap();
     assert_eq!(
-        back.embedding("v"),
+        back.embedding("v").as_deref(),
         Some(&given[..]),
         "bit for bit after a reload"
     );
@@ -339,7 +339,7 @@ fn a_vector_is_kept_once_and_given_back_exactly() {
         Some(given),
         "a deleted record comes back whole"
     );
-    assert_eq!(back.embedding("v"), None);
+    assert_eq!(back.embedding("v").as_deref(), None);
 }
 
 /// A vector whose norm an `f32` inverse cannot carry is refused before anything changes;

@@ -16,6 +16,7 @@
 //! Grep offsets: the core reports UTF-8 byte offsets; JS strings index UTF-16 code units, so
 //! `start` and `end` are converted here, and `record[field].slice(start, end)` is the match.
 
+use memdag_core::index::vecstore::VectorSettings;
 use memdag_core::item::ItemKind;
 use memdag_core::search::{
     Bm25Params, Fusion, GrepMatch, GrepQuery, SearchFilter, SearchHit, SearchMode, SearchQuery,
@@ -25,7 +26,8 @@ use memdag_core::time::TimeExpr;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
-use crate::fields::{parse_object, to_plain};
+use crate::error::throw;
+use crate::fields::{parse_object, to_plain, to_plain_json};
 use crate::memory::Memory;
 use crate::turn::widen;
 
@@ -247,6 +249,23 @@ impl Memory {
             s.set_auto_embed(on);
             Ok(())
         })
+    }
+
+    /// How the memory keeps its vectors: `{ precision, train }`, the precision `f32` (the
+    /// default), `int8` (a quarter of the bytes; what `embedding` returns is what the codes
+    /// stand for) or `int8+f32` (int8 for the walk, `f32` kept to re-score), and how many
+    /// vectors train the int8 steps (1024 by default).
+    #[wasm_bindgen(getter, js_name = vectorSettings)]
+    pub fn vector_settings(&self) -> Result<JsValue, JsValue> {
+        self.read(|s| to_plain_json("vector settings", &s.vector_settings()))
+    }
+
+    /// Sets how the memory keeps its vectors, persisted with the store; names left out take
+    /// their defaults. Throws `INVALID_INPUT` for an unknown name or precision, or `train` 0.
+    #[wasm_bindgen(js_name = setVectorSettings)]
+    pub fn set_vector_settings(&self, settings: JsValue) -> Result<(), JsValue> {
+        let settings: VectorSettings = parse_object("vector settings", settings).map_err(throw)?;
+        self.write(|s| s.set_vector_settings(settings))
     }
 
     /// The dimension of the memory's vectors, fixed by the first one; 0 before it.

@@ -113,7 +113,7 @@ pub fn record_to_js(store: &Store, record: &Record) -> Result<JsValue, Error> {
         .serialize(&serializer)
         .map_err(|e| Error::invalid(format!("record {:?}: {e}", record.id)))?;
     let embedding = match store.embedding_of(record) {
-        Some(v) => Float32Array::from(v).into(),
+        Some(v) => Float32Array::from(&v[..]).into(),
         None => JsValue::NULL,
     };
     Reflect::set(&js, &JsValue::from_str("embedding"), &embedding)

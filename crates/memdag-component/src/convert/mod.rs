@@ -71,7 +71,7 @@ pub fn record(store: &Store, r: &Record) -> wit::Record {
         tags: r.tags.clone(),
         importance: r.importance,
         compact: r.compact.as_ref().map(compact_out),
-        embedding: store.embedding_of(r).map(<[f32]>::to_vec),
+        embedding: store.embedding_of(r).map(|v| v.into_owned()),
     }
 }
 

@@ -34,7 +34,7 @@ impl Store {
                     json!({ "memory": item })
                 }
                 None => {
-                    let mut v = record_to_value(r, self.embedding_of(r));
+                    let mut v = record_to_value(r, self.embedding_of(r).as_deref());
                     if let Value::Object(o) = &mut v {
                         o.remove("seq");
                     }

@@ -1,8 +1,9 @@
 //! An incremental HNSW graph (Malkov and Yashunin, 2016) over cosine distance.
 //!
-//! Each node keeps its vector as the host gave it and the vector's inverse norm (see
-//! [`super::distance`]): normalized copies would double the memory of a store's vectors, since
-//! the raw ones must be kept for the host anyway.
+//! Each node's vector is kept at the store's precision ([`super::vecstore`]): as the host gave
+//! it with its inverse norm (see [`super::distance`]; normalized copies would double the
+//! memory, since the raw ones are the host's), as int8 codes, or both. Walks measure with the
+//! codes when there are any; with both, a search re-scores what it found exactly.
 //!
 //! Notation as in the paper: `M` links a node keeps on layers above 0, `M0 = 2·M` on layer 0,
 //! `efConstruction` candidates while inserting, `ef` while searching, and a node's level drawn
@@ -25,11 +26,16 @@
 use std::collections::BinaryHeap;
 use std::vec::Vec;
 
-use super::distance::{dot, scaled_similarity};
+use std::borrow::Cow;
+
+use super::vecstore::{NodeBase, NodeVectors, Query, VectorSettings};
 use super::walk::{Near, Visited};
 
 /// A level value marking a deleted node.
 pub const FREE: u8 = u8::MAX;
+/// A search at int8 with `f32` kept re-scores exactly this many times `k` of the best nodes
+/// the walk found.
+const RESCORE: usize = 4;
 /// Highest level a node may draw.
 const MAX_LEVEL: u8 = 16;
 
@@ -58,12 +64,8 @@ impl Default for HnswParams {
 pub struct Hnsw {
     pub(super) params: HnswParams,
     pub(super) dim: usize,
-    /// Each node's vector, `dim` floats apiece, back to back.
-    pub(super) vectors: Vec<f32>,
-    /// Each node's inverse norm, in an array of its own: interleaved after each vector it
-    /// cost every distance a cache line more, and a query at 100k ran slower for it
-    /// (memdag-bench --only vector, alternated builds, 2026-12-02).
-    inv_norms: Vec<f32>,
+    /// Each node's vector.
+    pub(super) vecs: NodeVectors,
     pub(super) keys: Vec<u64>,
     pub(super) levels: Vec<u8>,
     /// Layer-0 links, `2·M` slots a node; `len0` says how many are used.
@@ -76,11 +78,12 @@ pub struct Hnsw {
 }
 
 impl Hnsw {
-    /// An empty graph of vectors of `dim` floats.
-    pub fn new(dim: usize, params: HnswParams) -> Self {
+    /// An empty graph of vectors of `dim` floats, kept as `settings` say.
+    pub fn new(dim: usize, params: HnswParams, settings: VectorSettings) -> Self {
         Hnsw {
             params,
             dim,
+            vecs: NodeVectors::new(dim, settings),
             ..Default::default()
         }
     }
@@ -109,50 +112,26 @@ impl Hnsw {
         self.levels.get(node as usize).is_some_and(|&l| l != FREE)
     }
 
-    /// The vector of a node.
-    pub fn vector(&self, node: u32) -> &[f32] {
-        let at = node as usize * self.dim;
-        &self.vectors[at..at + self.dim]
+    /// The vector of a node (see [`NodeVectors::vector`]).
+    pub fn vector(&self, node: u32) -> Cow<'_, [f32]> {
+        self.vecs.vector(node)
     }
 
-    /// The inverse norm of a node's vector.
-    pub fn inv_norm(&self, node: u32) -> f32 {
-        self.inv_norms[node as usize]
+    /// A unit query, ready for this graph's nodes.
+    pub fn query<'a>(&self, unit: &'a [f32]) -> Query<'a> {
+        self.vecs.query(unit)
     }
 
-    /// The cosine similarity of a unit vector `q` to a node's vector. It needs no overflow
-    /// guard: `|dot(q, v)| ≤ ‖v‖ ≤` [`MAX_NORM`](super::distance::MAX_NORM), and so is every
-    /// partial sum, far below `f32::MAX`.
+    /// The cosine similarity of a query to a node, as exact as the kept vectors allow.
     #[inline]
-    pub fn similarity(&self, q: &[f32], node: u32) -> f32 {
-        dot(q, self.vector(node)) * self.inv_norm(node)
+    pub fn similarity(&self, q: &Query, node: u32) -> f32 {
+        self.vecs.similarity(q, node)
     }
 
-    /// The cosine distance of a unit vector `q` to a node's: the hot path of every walk.
+    /// The cosine distance of a query to a node, as walks measure it: the hot path.
     #[inline]
-    pub fn distance(&self, q: &[f32], node: u32) -> f32 {
-        1.0 - self.similarity(q, node)
-    }
-
-    /// Reads the start of a node's vector, so that its cache lines are on their way before it
-    /// is scored.
-    #[inline]
-    fn touch(&self, node: u32) {
-        let at = node as usize * self.dim;
-        if let Some(x) = self.vectors.get(at) {
-            core::hint::black_box(*x);
-        }
-    }
-
-    /// The cosine distance between two nodes' vectors, whose dot product may overflow.
-    #[inline]
-    fn node_distance(&self, a: u32, b: u32) -> f32 {
-        1.0 - scaled_similarity(
-            self.vector(a),
-            self.inv_norm(a),
-            self.vector(b),
-            self.inv_norm(b),
-        )
+    fn distance(&self, q: &Query, node: u32) -> f32 {
+        self.vecs.walk_distance(q, node)
     }
 
     /// The level a node with `key` draws.
@@ -190,10 +169,17 @@ impl Hnsw {
         }
     }
 
+    /// Heap bytes of the upper layers' links: a list header per node, and each upper list.
+    pub(super) fn upper_bytes(&self) -> usize {
+        self.upper
+            .iter()
+            .map(|layers| 24 + layers.iter().map(|l| 24 + l.capacity() * 4).sum::<usize>())
+            .sum()
+    }
+
     /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing.
-    pub(super) fn reserve(&mut self, nodes: usize, dim: usize) {
-        self.vectors.reserve(nodes * dim);
-        self.inv_norms.reserve(nodes);
+    pub(super) fn reserve(&mut self, nodes: usize) {
+        self.vecs.reserve(nodes);
         self.keys.reserve(nodes);
         self.levels.reserve(nodes);
         self.links0.reserve(nodes * self.m0());
@@ -205,8 +191,26 @@ impl Hnsw {
     /// `inv_norm` is the vector's inverse norm ([`super::distance::inverse_norm`]).
     pub(super) fn push_node(&mut self, key: u64, vector: &[f32], inv_norm: f32, level: u8) -> u32 {
         let node = self.levels.len() as u32;
-        self.vectors.extend_from_slice(vector);
-        self.inv_norms.push(inv_norm);
+        self.vecs.push(vector, inv_norm);
+        self.keys.push(key);
+        self.levels.push(level);
+        self.links0.resize(self.links0.len() + self.m0(), 0);
+        self.len0.push(0);
+        self.upper.push(vec![Vec::new(); level as usize]);
+        self.live += 1;
+        node
+    }
+
+    /// Appends a node stored as codes under this graph's steps, without linking it (restore).
+    pub(super) fn push_node_codes(
+        &mut self,
+        key: u64,
+        codes: &[i8],
+        inv_norm: f32,
+        level: u8,
+    ) -> u32 {
+        let node = self.levels.len() as u32;
+        self.vecs.push_codes(codes, inv_norm);
         self.keys.push(key);
         self.levels.push(level);
         self.links0.resize(self.links0.len() + self.m0(), 0);
@@ -239,8 +243,9 @@ impl Hnsw {
             return node;
         };
         // The walks below measure from a unit copy, as a query is.
-        let vector: Vec<f32> = vector.iter().map(|x| x * inv_norm).collect();
-        let vector = &vector[..];
+        let unit: Vec<f32> = vector.iter().map(|x| x * inv_norm).collect();
+        let query = self.vecs.query(&unit);
+        let vector = &query;
         let top = self.levels[entry as usize];
         let mut ep = Near {
             dist: self.distance(vector, entry),
@@ -278,10 +283,12 @@ impl Hnsw {
         }
         links.push(node);
         if links.len() > max {
+            let mut base = NodeBase::default();
+            self.vecs.set_base(e, &mut base);
             let mut cands: Vec<Near> = links
                 .iter()
                 .map(|&x| Near {
-                    dist: self.node_distance(e, x),
+                    dist: self.vecs.base_distance(&base, x),
                     node: x,
                 })
                 .collect();
@@ -295,13 +302,17 @@ impl Hnsw {
     /// it is closer to the base than to every candidate kept so far. `cands` is sorted.
     fn select(&self, cands: &[Near], m: usize) -> Vec<Near> {
         let mut out: Vec<Near> = Vec::with_capacity(m);
+        let mut base = NodeBase::default();
         for c in cands {
             if out.len() >= m {
                 break;
             }
+            if !out.is_empty() {
+                self.vecs.set_base(c.node, &mut base);
+            }
             if out
                 .iter()
-                .all(|r| self.node_distance(c.node, r.node) > c.dist)
+                .all(|r| self.vecs.base_distance(&base, r.node) > c.dist)
             {
                 out.push(*c);
             }
@@ -310,7 +321,7 @@ impl Hnsw {
     }
 
     /// Greedy descent on one layer from `ep` to a local minimum.
-    fn greedy(&self, q: &[f32], mut ep: Near, lc: u8) -> Near {
+    fn greedy(&self, q: &Query, mut ep: Near, lc: u8) -> Near {
         loop {
             let mut moved = false;
             for &x in self.links(ep.node, lc) {
@@ -333,7 +344,7 @@ impl Hnsw {
     /// nearest first. Nodes failing `keep` are still walked through.
     pub(super) fn search_layer(
         &self,
-        q: &[f32],
+        q: &Query,
         eps: &[Near],
         ef: usize,
         lc: u8,
@@ -369,7 +380,7 @@ impl Hnsw {
             );
             for (i, &x) in fresh.iter().enumerate() {
                 if let Some(&next) = fresh.get(i + 1) {
-                    self.touch(next);
+                    self.vecs.touch(next);
                 }
                 let n = Near {
                     dist: self.distance(q, x),
@@ -389,8 +400,10 @@ impl Hnsw {
         found.into_sorted_vec()
     }
 
-    /// The `k` nearest live nodes to a normalized `q` that pass `keep`, nearest first.
-    pub fn search(&self, q: &[f32], k: usize, ef: usize, keep: &dyn Fn(u32) -> bool) -> Vec<Near> {
+    /// The `k` nearest live nodes to a normalized `q` that pass `keep`, nearest first. When
+    /// the walk measured with codes and the `f32` vectors are kept, the best `4·k` nodes it
+    /// found are re-scored exactly before the `k` best are taken.
+    pub fn search(&self, q: &Query, k: usize, ef: usize, keep: &dyn Fn(u32) -> bool) -> Vec<Near> {
         let Some(entry) = self.entry else {
             return Vec::new();
         };
@@ -402,6 +415,15 @@ impl Hnsw {
             ep = self.greedy(q, ep, lc);
         }
         let mut out = self.search_layer(q, &[ep], ef.max(k), 0, keep);
+        if self.vecs.rescores() {
+            // The codes' order is off by little: the exact ten were among the walk's best 2·k
+            // on the benchmark's corpus (memdag-bench --ann, 10k); 4·k leaves room.
+            out.truncate(k.saturating_mul(RESCORE));
+            for n in &mut out {
+                n.dist = 1.0 - self.vecs.similarity(q, n.node);
+            }
+            out.sort_unstable();
+        }
         out.truncate(k);
         out
     }
@@ -555,11 +577,13 @@ impl Hnsw {
     fn reselect(&mut self, e: u32, lc: u8, max: usize, mut cands: Vec<u32>) {
         cands.sort_unstable();
         cands.dedup();
+        let mut base = NodeBase::default();
+        self.vecs.set_base(e, &mut base);
         let mut near: Vec<Near> = cands
             .into_iter()
             .filter(|&x| x != e && self.is_live(x))
             .map(|x| Near {
-                dist: self.node_distance(e, x),
+                dist: self.vecs.base_distance(&base, x),
                 node: x,
             })
             .collect();

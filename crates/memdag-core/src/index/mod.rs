@@ -37,10 +37,12 @@ pub mod hnsw;
 pub mod items;
 pub mod normalize;
 pub mod postings;
+pub mod quant;
 pub mod restore;
 pub mod stopwords;
 pub mod threads;
 pub mod topk;
+pub mod vecstore;
 pub mod vectors;
 pub(crate) mod walk;
 
@@ -168,10 +170,17 @@ impl SearchIndex {
 
     /// Approximate heap bytes of the indexes (text, vectors and graph).
     pub fn heap_bytes(&self) -> usize {
-        self.text.heap_bytes()
-            + self.vectors.heap_bytes()
-            + self.threads.heap_bytes()
-            + self.content.capacity() * 8
+        self.heap_parts().iter().map(|p| p.1).sum()
+    }
+
+    /// [`SearchIndex::heap_bytes`] by part (see [`postings::InvertedIndex::heap_parts`] and
+    /// [`vectors::VectorIndex::heap_parts`]), with the thread order and the dedup hashes.
+    pub fn heap_parts(&self) -> Vec<(&'static str, usize)> {
+        let mut parts: Vec<(&'static str, usize)> = self.vectors.heap_parts().to_vec();
+        parts.extend(self.text.heap_parts());
+        parts.push(("threads", self.threads.heap_bytes()));
+        parts.push(("dedup hashes", self.content.capacity() * 8));
+        parts
     }
 }
 

@@ -174,18 +174,28 @@ impl InvertedIndex {
 
     /// Approximate heap bytes held by the index.
     pub fn heap_bytes(&self) -> usize {
+        self.heap_parts().iter().map(|p| p.1).sum()
+    }
+
+    /// [`InvertedIndex::heap_bytes`] by part: the term postings, the derived-key postings, the
+    /// dictionary, the per-record lengths, and the query buffers.
+    pub fn heap_parts(&self) -> [(&'static str, usize); 5] {
         let postings: usize = self.postings.iter().map(|p| p.capacity() * 8 + 24).sum();
         let keys: usize = self.keys.iter().map(|p| p.capacity() * 8 + 24).sum();
         let terms: usize = self.terms.keys().map(|k| k.capacity() + 40).sum();
         let scratch = self.scratch.try_lock().map_or(0, |s| {
             s.acc.capacity() * 4 + s.touched.capacity() * 4 + s.parts.capacity() * 4
         });
-        postings
-            + keys
-            + terms
-            + self.doc_len.capacity() * 16
-            + self.keys_len.capacity() * 4
-            + scratch
+        [
+            ("text postings", postings),
+            ("derived-key postings", keys),
+            ("text dictionary", terms),
+            (
+                "text lengths",
+                self.doc_len.capacity() * 16 + self.keys_len.capacity() * 4,
+            ),
+            ("text query buffers", scratch),
+        ]
     }
 
     /// The id of `term`, interned when `intern` is set.

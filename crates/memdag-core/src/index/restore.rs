@@ -34,7 +34,17 @@ pub trait VectorSource {
     /// How many slots have a vector (room is made for them first).
     fn count(&self) -> usize;
     /// Appends the stored vector of `slot` (holding `record`) to `out`; false if it has none.
+    /// A vector stored as codes comes as what they stand for, at its given norm.
     fn read(&self, slot: Slot, record: &Record, out: &mut Vec<f32>) -> bool;
+    /// The stored codes of `slot`'s vector and the inverse norm of the vector as given, when
+    /// it is stored as codes (under [`VectorSource::steps`]).
+    fn codes(&self, _slot: Slot) -> Option<(&[i8], f32)> {
+        None
+    }
+    /// The int8 steps the stored codes are under.
+    fn steps(&self) -> Option<&[f32]> {
+        None
+    }
 }
 
 impl SearchIndex {
@@ -86,12 +96,16 @@ impl SearchIndex {
             text,
             ..Default::default()
         };
+        idx.vectors.set_settings(self.vectors.settings());
         if dimension > 0 {
             idx.vectors.set_dimension(dimension);
+            if let Some(steps) = vectors.steps() {
+                idx.vectors.hnsw.vecs.set_steps(steps.to_vec());
+            }
         }
         let mut restored: Vec<u32> = Vec::new();
         let mut missing: Vec<(Slot, Vec<f32>)> = Vec::new();
-        idx.vectors.hnsw.reserve(vectors.count(), dimension);
+        idx.vectors.hnsw.reserve(vectors.count());
         let mut vector = Vec::new();
         for (slot, r) in slots.iter().enumerate() {
             let Some(r) = r else { continue };
@@ -176,6 +190,15 @@ impl SearchIndex {
     ) -> Restored {
         self.add_meta(slot, r);
         vector.clear();
+        let level = graph.level(r.seq).filter(|&l| l <= 16);
+        if let (Some((codes, inv_norm)), Some(level)) = (vectors.codes(slot), level) {
+            let h = &mut self.vectors.hnsw;
+            if h.vecs.quantizer().is_some() && codes.len() == h.dim {
+                let node = h.push_node_codes(r.seq, codes, inv_norm, level);
+                self.vectors.bind(slot, node);
+                return Restored::Node(node);
+            }
+        }
         if !vectors.read(slot, r, vector) {
             return Restored::NoVector;
         }
@@ -188,7 +211,7 @@ impl SearchIndex {
         if vector.len() != self.vectors.dimension() {
             return Restored::NoVector;
         }
-        match graph.level(r.seq).filter(|&l| l <= 16) {
+        match level {
             Some(level) => {
                 let node = self.vectors.hnsw.push_node(r.seq, vector, inv_norm, level);
                 self.vectors.bind(slot, node);

@@ -8,12 +8,15 @@
 //! most [`EXACT_LIMIT`] or a tenth of the store) it scans them exactly, otherwise it walks the
 //! graph keeping only passing nodes, and falls back to the exact scan if that found too few.
 
+use std::borrow::Cow;
 use std::format;
 use std::vec::Vec;
 
 use super::distance::{check_storable, inverse_norm, normalized};
 use super::hnsw::{Hnsw, HnswParams};
 use super::topk::TopK;
+use super::vecstore::Query;
+use super::vecstore::{Precision, VectorSettings};
 use super::walk::Near;
 use crate::error::{Error, Result};
 use memdag_types::Slot;
@@ -28,6 +31,7 @@ pub struct VectorIndex {
     pub(super) hnsw: Hnsw,
     pub(super) node_slot: Vec<Slot>,
     slot_node: Vec<u32>,
+    settings: VectorSettings,
 }
 
 impl VectorIndex {
@@ -39,8 +43,40 @@ impl VectorIndex {
     /// Fixes the dimension of an empty index (from the persisted meta).
     pub fn set_dimension(&mut self, dim: usize) {
         if self.hnsw.capacity() == 0 {
-            self.hnsw = Hnsw::new(dim, HnswParams::default());
+            self.hnsw = Hnsw::new(dim, HnswParams::default(), self.settings);
         }
+    }
+
+    /// The precision the vectors are kept at (see [`Precision`]).
+    pub fn precision(&self) -> Precision {
+        self.settings.precision
+    }
+
+    /// How the vectors are kept (see [`VectorSettings`]).
+    pub fn settings(&self) -> VectorSettings {
+        self.settings
+    }
+
+    /// Keeps the vectors as `settings` say from now on (see
+    /// [`NodeVectors::set_settings`](super::vecstore::NodeVectors::set_settings)).
+    pub fn set_settings(&mut self, settings: VectorSettings) {
+        self.settings = settings;
+        self.hnsw.vecs.set_settings(settings);
+    }
+
+    /// The trained int8 steps, once trained (persisted with the store).
+    pub fn steps(&self) -> Option<&[f32]> {
+        self.hnsw.vecs.quantizer().map(|q| q.steps())
+    }
+
+    /// The codes of a slot's vector and its given vector's inverse norm, when the vectors are
+    /// kept as codes only (what a segment stores then).
+    pub fn codes(&self, slot: Slot) -> Option<(&[i8], f32)> {
+        let n = self.node_of(slot)?;
+        if self.hnsw.vecs.has_f32() {
+            return None;
+        }
+        self.hnsw.vecs.codes(n)
     }
 
     /// Number of live vectors.
@@ -55,10 +91,23 @@ impl VectorIndex {
 
     /// Approximate heap bytes held by the vectors and the graph.
     pub fn heap_bytes(&self) -> usize {
-        let n = self.hnsw.capacity();
-        // A node's vector and inverse norm, layer-0 links, len0, key, level, upper, slot.
-        n * ((self.hnsw.dim + 1) * 4 + self.hnsw.params.m * 2 * 4 + 1 + 8 + 1 + 24 + 4)
-            + self.slot_node.len() * 4
+        self.heap_parts().iter().map(|p| p.1).sum()
+    }
+
+    /// [`VectorIndex::heap_bytes`] by part: the vectors (f32 and/or codes, with their norms),
+    /// the graph's links (layer 0's fixed `2·M` slots and count, the upper layers' lists), and
+    /// the node table (key, level, slot ↔ node).
+    pub fn heap_parts(&self) -> [(&'static str, usize); 3] {
+        let h = &self.hnsw;
+        let n = h.capacity();
+        [
+            ("vectors", n * h.vecs.bytes_per_node()),
+            (
+                "graph links",
+                n * (h.params.m * 2 * 4 + 1) + h.upper_bytes(),
+            ),
+            ("graph nodes", n * (8 + 1 + 4) + self.slot_node.len() * 4),
+        ]
     }
 
     /// Checks a query's embedding against the store's dimension and returns it normalized.
@@ -85,8 +134,9 @@ impl VectorIndex {
         Ok(())
     }
 
-    /// The vector of a slot, as the host gave it.
-    pub fn vector(&self, slot: Slot) -> Option<&[f32]> {
+    /// The vector of a slot: as the host gave it, or at [`Precision::Int8`] what its codes
+    /// stand for, at the norm the host gave it.
+    pub fn vector(&self, slot: Slot) -> Option<Cow<'_, [f32]>> {
         self.node_of(slot).map(|n| self.hnsw.vector(n))
     }
 
@@ -119,7 +169,7 @@ impl VectorIndex {
             return Vec::new();
         };
         if self.hnsw.dim == 0 {
-            self.hnsw = Hnsw::new(vector.len(), HnswParams::default());
+            self.hnsw = Hnsw::new(vector.len(), HnswParams::default(), self.settings);
         }
         let node = self.hnsw.insert(key, vector, inv_norm);
         self.bind(slot, node);
@@ -167,7 +217,19 @@ impl VectorIndex {
 
     /// The cosine similarity of a normalized query to the vector of `slot`.
     pub fn similarity(&self, slot: Slot, q: &[f32]) -> Option<f32> {
-        self.node_of(slot).map(|n| self.hnsw.similarity(q, n))
+        self.similarity_to(slot, &self.query(q))
+    }
+
+    /// A normalized query made ready for [`VectorIndex::similarity_to`], for scoring many
+    /// slots against one query (at int8, a query is folded with the steps once).
+    pub fn query<'a>(&self, q: &'a [f32]) -> Query<'a> {
+        self.hnsw.query(q)
+    }
+
+    /// The cosine similarity of a query to the vector of `slot`.
+    pub fn similarity_to(&self, slot: Slot, q: &Query) -> Option<f32> {
+        let n = self.node_of(slot)?;
+        Some(self.hnsw.similarity(q, n))
     }
 
     /// The `k` most similar slots passing `keep`, as (slot, cosine similarity), best first.
@@ -184,6 +246,8 @@ impl VectorIndex {
         if self.is_empty() || k == 0 || q.len() != self.dimension() {
             return Vec::new();
         }
+        let query = self.hnsw.query(q);
+        let q = &query;
         let found = if filtered {
             let allowed: Vec<u32> = (0..self.hnsw.capacity() as u32)
                 .filter(|&n| self.hnsw.is_live(n) && keep(self.node_slot[n as usize]))
@@ -211,11 +275,11 @@ impl VectorIndex {
     }
 
     /// Exact nearest nodes among `nodes`.
-    fn scan(&self, q: &[f32], k: usize, nodes: impl Iterator<Item = u32>) -> Vec<Near> {
+    fn scan(&self, q: &Query, k: usize, nodes: impl Iterator<Item = u32>) -> Vec<Near> {
         let mut top = TopK::new(k);
         for n in nodes {
             // TopK keeps the greatest; negate the distance, ties to the lower node.
-            top.push(n, -self.hnsw.distance(q, n));
+            top.push(n, self.hnsw.similarity(q, n) - 1.0);
         }
         top.into_sorted()
             .into_iter()
@@ -229,7 +293,7 @@ impl VectorIndex {
     /// Exact search over every live vector (the reference for recall measurements).
     pub fn exact(&self, q: &[f32], k: usize) -> Vec<(Slot, f32)> {
         let live = (0..self.hnsw.capacity() as u32).filter(|&n| self.hnsw.is_live(n));
-        self.scan(q, k, live)
+        self.scan(&self.hnsw.query(q), k, live)
             .into_iter()
             .map(|n| (self.node_slot[n.node as usize], 1.0 - n.dist))
             .collect()

@@ -419,6 +419,7 @@ impl Store {
             // scan of them: a user's items are few next to the store's turns, and a graph
             // search filtered down to them would visit the whole graph.
             Some(q) => {
+                let q = self.search.vectors.query(&q);
                 let mut near: Vec<(f32, Slot)> = self
                     .items_by_user
                     .get(&new.user)
@@ -426,7 +427,7 @@ impl Store {
                     .flatten()
                     .map(|c| c.2)
                     .filter(|&s| same_kind(s))
-                    .filter_map(|s| self.search.vectors.similarity(s, &q).map(|sim| (sim, s)))
+                    .filter_map(|s| self.search.vectors.similarity_to(s, &q).map(|sim| (sim, s)))
                     .collect();
                 near.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
                 slots.extend(near.into_iter().take(SEARCH_CANDIDATES).map(|(_, s)| s));

@@ -234,13 +234,14 @@ impl Store {
             }
         }
         // Complete each candidate's missing signal exactly.
+        let vq = qvec.as_deref().map(|v| index.vectors.query(v));
         for (&slot, c) in cands.iter_mut() {
             if let (None, Some(tq)) = (c.bm25, &tq) {
                 let s = index.text.score_doc(tq, &q.bm25, slot);
                 c.bm25 = (s > 0.0).then_some(s);
             }
-            if let (None, Some(v)) = (c.vector, &qvec) {
-                c.vector = index.vectors.similarity(slot, v);
+            if let (None, Some(vq)) = (c.vector, &vq) {
+                c.vector = index.vectors.similarity_to(slot, vq);
             }
         }
         let both = tq.as_ref().is_some_and(|t| !t.terms.is_empty()) && qvec.is_some();
@@ -368,6 +369,30 @@ impl Store {
     /// a record can change; returns whether it did.
     pub fn set_stemming(&mut self, on: bool) -> bool {
         self.search.text.set_stemming(on)
+    }
+
+    /// Keeps the store's vectors as `settings` say from now on (see
+    /// [`crate::index::vecstore::VectorSettings`]); persisted with the next change set. A
+    /// `train` of 0 is an [`Error::InvalidInput`](crate::Error).
+    pub fn set_vector_settings(
+        &mut self,
+        settings: crate::index::vecstore::VectorSettings,
+    ) -> crate::Result<()> {
+        if settings.train == 0 {
+            return Err(crate::Error::invalid(
+                "vector settings: train must be at least 1",
+            ));
+        }
+        if settings != self.search.vectors.settings() {
+            self.search.vectors.set_settings(settings);
+            self.dirty.mark(crate::dirty::Touched::Counters);
+        }
+        Ok(())
+    }
+
+    /// How the store keeps its vectors.
+    pub fn vector_settings(&self) -> crate::index::vecstore::VectorSettings {
+        self.search.vectors.settings()
     }
 
     /// The search indexes of this store.

@@ -39,6 +39,9 @@
 //!   │                  (how often recall returned a record)                   │
 //!   │  11 COMMIT       MessagePack Commit: the commit of the change set that  │
 //!   │                  wrote this segment (v4; last chunk only, see commit)  │
+//!   │  12 CODES        int8 vectors (v6): dim u32 · count u32 ·             │
+//!   │                  owner u32 × count · inverse norm f32 LE × count ·     │
+//!   │                  i8 × dim × count   (one block, read in place)         │
 //!   └──────────────────────────────────────────────────────────────────────┘
 //! ```
 //! Format v3 added sections 8 to 10 and the `item` field of a record (a long-term memory
@@ -51,6 +54,12 @@
 //! Format v5 cuts chunks at [`crate::block::BLOCK_BYTES`] and stores each in a checksummed
 //! frame, several to a part, so that a damaged byte costs one block's entries (see
 //! [`crate::storage`]'s salvage); v5 reads v2 to v4 segments as they are.
+//! Format v6 adds section 12: a store whose vectors are kept at int8 precision
+//! ([`crate::index::vecstore`]) writes each record's vector as its int8 codes (of the unit
+//! vector, under the per-dimension steps its commit carries) and the inverse norm of the vector
+//! as given, `dim + 4` bytes instead of `4·dim`; a record's vector is in VECTORS or in CODES,
+//! never both. v6 reads v2 to v5 segments as they are (their `f32` vectors are quantized on
+//! open when the store is at int8).
 //! A segment is a run of *chunks*, each a complete set of sections for some of its entries,
 //! cut so that a chunk fits one block (before v5, one part): a reader parses each part in
 //! place, with no copy. Only a
@@ -77,7 +86,7 @@ mod view;
 mod write;
 
 pub use view::{SegmentView, TextView};
-pub use write::{NodeEntry, RecordText, SegmentWriter};
+pub use write::{NodeEntry, RecordText, SegmentWriter, StoredVector};
 
 pub use crate::commit::{decode_commit, encode_commit, Commit, SegmentInfo};
 pub use crate::part::{
@@ -95,6 +104,7 @@ const STATE: u8 = 8;
 const GONE_STATE: u8 = 9;
 const USES: u8 = 10;
 const COMMIT: u8 = 11;
+const CODES: u8 = 12;
 
 /// The COMMIT section of a chunk (read from the part `key`), if it has one: found by walking
 /// the section headers, without decoding the other sections.

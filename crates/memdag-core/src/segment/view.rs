@@ -29,6 +29,10 @@ pub struct SegmentView<'a> {
     pub dimension: usize,
     owners: &'a [u8],
     vector_data: &'a [u8],
+    /// The CODES section: owners, inverse norms and codes.
+    code_owners: &'a [u8],
+    code_norms: &'a [u8],
+    code_data: &'a [u8],
     pub gone_records: Vec<u64>,
     pub blobs: Vec<(String, String)>,
     pub gone_blobs: Vec<String>,
@@ -168,9 +172,38 @@ impl<'a> SegmentView<'a> {
                     if dim == 0 || bytes.len() != owners_end + count * dim * 4 {
                         return Err(corrupt(key, "vector block has the wrong length"));
                     }
+                    if view.dimension != 0 && view.dimension != dim {
+                        return Err(corrupt(key, "vector blocks of two dimensions"));
+                    }
                     view.dimension = dim;
                     view.owners = &bytes[8..owners_end];
                     view.vector_data = &bytes[owners_end..];
+                }
+                CODES => {
+                    if bytes.len() < 8 {
+                        return Err(corrupt(key, "code block truncated"));
+                    }
+                    let dim = u32::from_le_bytes(bytes[0..4].try_into().expect("4")) as usize;
+                    let count = u32::from_le_bytes(bytes[4..8].try_into().expect("4")) as usize;
+                    let owners_end = 8 + count * 4;
+                    let norms_end = owners_end + count * 4;
+                    if dim == 0 || bytes.len() != norms_end + count * dim {
+                        return Err(corrupt(key, "code block has the wrong length"));
+                    }
+                    if view.dimension != 0 && view.dimension != dim {
+                        return Err(corrupt(key, "vector blocks of two dimensions"));
+                    }
+                    let finite_positive = bytes[owners_end..norms_end].chunks_exact(4).all(|c| {
+                        let n = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                        n.is_finite() && n > 0.0
+                    });
+                    if !finite_positive {
+                        return Err(corrupt(key, "a coded vector's norm is not finite"));
+                    }
+                    view.dimension = dim;
+                    view.code_owners = &bytes[8..owners_end];
+                    view.code_norms = &bytes[owners_end..norms_end];
+                    view.code_data = &bytes[norms_end..];
                 }
                 GONE_RECORDS => {
                     let mut r = Reader { bytes, at: 0 };
@@ -207,9 +240,15 @@ impl<'a> SegmentView<'a> {
                 }
             }
         }
-        for i in 0..view.vector_count() {
-            if view.vector_owner(i) as usize >= view.records.len() {
-                return Err(corrupt(key, "a vector names no record"));
+        let mut owned = alloc::vec![false; view.records.len()];
+        let owners = (0..view.vector_count())
+            .map(|i| view.vector_owner(i))
+            .chain((0..view.code_count()).map(|i| view.code_owner(i)));
+        for o in owners {
+            match owned.get_mut(o as usize) {
+                None => return Err(corrupt(key, "a vector names no record")),
+                Some(true) => return Err(corrupt(key, "a record has two vectors")),
+                Some(seen) => *seen = true,
             }
         }
         if let Some(bytes) = text {
@@ -258,6 +297,31 @@ impl<'a> SegmentView<'a> {
     pub fn vector_bytes(&self, i: usize) -> &'a [u8] {
         let len = self.dimension * 4;
         &self.vector_data[i * len..(i + 1) * len]
+    }
+
+    /// Number of vectors stored as codes.
+    pub fn code_count(&self) -> usize {
+        self.code_owners.len() / 4
+    }
+
+    /// The record index owning coded vector `i`.
+    pub fn code_owner(&self, i: usize) -> u32 {
+        u32::from_le_bytes(
+            self.code_owners[i * 4..i * 4 + 4]
+                .try_into()
+                .expect("4 bytes"),
+        )
+    }
+
+    /// The codes of coded vector `i` and the inverse norm of the vector they were made from.
+    pub fn codes(&self, i: usize) -> (&'a [i8], f32) {
+        let bytes = &self.code_data[i * self.dimension..(i + 1) * self.dimension];
+        // SAFETY: i8 and u8 have the same size and alignment, and every bit pattern is valid
+        // for both.
+        let codes =
+            unsafe { core::slice::from_raw_parts(bytes.as_ptr() as *const i8, bytes.len()) };
+        let n = u32::from_le_bytes(self.code_norms[i * 4..i * 4 + 4].try_into().expect("4"));
+        (codes, f32::from_bits(n))
     }
 
     /// Calls `f(seq, level, offset)` for every node; `offset` reads its links with

@@ -39,6 +39,23 @@ pub struct NodeEntry {
     pub links: Vec<Vec<u64>>,
 }
 
+/// A record's vector as a segment stores it: `f32` as given (VECTORS), or int8 codes under
+/// the store's steps with the given vector's inverse norm (CODES, format v6).
+#[derive(Debug, Clone, Copy)]
+pub enum StoredVector<'a> {
+    F32(&'a [f32]),
+    Codes { codes: &'a [i8], inv_norm: f32 },
+}
+
+impl StoredVector<'_> {
+    fn len(&self) -> usize {
+        match self {
+            StoredVector::F32(v) => v.len(),
+            StoredVector::Codes { codes, .. } => codes.len(),
+        }
+    }
+}
+
 /// Builds the chunks of one segment, starting a new chunk when one reaches the block size.
 #[derive(Debug)]
 pub struct SegmentWriter {
@@ -59,6 +76,10 @@ struct Chunk {
     vector_owners: Vec<u32>,
     vector_data: Vec<u8>,
     dimension: u32,
+    /// The CODES section: owners, inverse norms (f32 LE) and codes.
+    code_owners: Vec<u32>,
+    code_norms: Vec<u8>,
+    code_data: Vec<u8>,
     gone_records: Vec<u8>,
     gone_count: u64,
     blobs: Vec<(String, String)>,
@@ -102,6 +123,8 @@ impl Chunk {
             + self.records.len()
             + self.vector_owners.len() * 4
             + self.vector_data.len()
+            + self.code_owners.len() * 8
+            + self.code_data.len()
             + self.gone_records.len()
             + self.blob_bytes
             + self.gone_blobs.len() * 24
@@ -142,6 +165,18 @@ impl Chunk {
             }
             v.extend_from_slice(&self.vector_data);
             section(&mut body, VECTORS, &v)?;
+        }
+        if !self.code_owners.is_empty() {
+            let n = self.code_owners.len();
+            let mut v = Vec::with_capacity(8 + n * 8 + self.code_data.len());
+            v.extend_from_slice(&self.dimension.to_le_bytes());
+            v.extend_from_slice(&(n as u32).to_le_bytes());
+            for o in &self.code_owners {
+                v.extend_from_slice(&o.to_le_bytes());
+            }
+            v.extend_from_slice(&self.code_norms);
+            v.extend_from_slice(&self.code_data);
+            section(&mut body, CODES, &v)?;
         }
         if self.gone_count > 0 {
             let mut g = Vec::with_capacity(self.gone_records.len() + 10);
@@ -265,13 +300,12 @@ impl SegmentWriter {
         Ok(())
     }
 
-    /// Adds a record; its `embedding` (the store's, see [`crate::Store::embedding`]), if any,
-    /// goes to the vector block, and its text analysis, if given, to the TEXT section. Add
-    /// records in sequence order.
+    /// Adds a record; its vector (the store's), if any, goes to the VECTORS or CODES block,
+    /// and its text analysis, if given, to the TEXT section. Add records in sequence order.
     pub fn record(
         &mut self,
         r: &Record,
-        embedding: Option<&[f32]>,
+        vector: Option<StoredVector<'_>>,
         text: Option<&RecordText<'_>>,
     ) -> Result<()> {
         let fields = RecordFields {
@@ -293,20 +327,32 @@ impl SegmentWriter {
         rmp_serde::encode::write_named(&mut self.scratch, &fields).map_err(|e| Error::Storage {
             message: e.to_string(),
         })?;
-        let vector = embedding.map_or(0, |e| e.len() * 4 + 4);
+        let vector_bytes = vector.map_or(0, |v| match v {
+            StoredVector::F32(e) => e.len() * 4 + 4,
+            StoredVector::Codes { codes, .. } => codes.len() + 8,
+        });
         let text_bytes = text.map_or(0, |t| 8 + t.terms.len() * 8 + t.keys.len() * 4);
-        self.room(self.scratch.len() + vector + text_bytes)?;
+        self.room(self.scratch.len() + vector_bytes + text_bytes)?;
         self.current.add_text(text);
         let c = &mut self.current;
         c.records.extend_from_slice(&self.scratch);
-        if let Some(e) = embedding {
+        if let Some(v) = vector {
             if c.dimension == 0 {
-                c.dimension = e.len() as u32;
+                c.dimension = v.len() as u32;
             }
-            if e.len() as u32 == c.dimension {
-                c.vector_owners.push(c.record_count);
-                for x in e {
-                    c.vector_data.extend_from_slice(&x.to_le_bytes());
+            if v.len() as u32 == c.dimension {
+                match v {
+                    StoredVector::F32(e) => {
+                        c.vector_owners.push(c.record_count);
+                        for x in e {
+                            c.vector_data.extend_from_slice(&x.to_le_bytes());
+                        }
+                    }
+                    StoredVector::Codes { codes, inv_norm } => {
+                        c.code_owners.push(c.record_count);
+                        c.code_norms.extend_from_slice(&inv_norm.to_le_bytes());
+                        c.code_data.extend(codes.iter().map(|&x| x as u8));
+                    }
                 }
             }
         }

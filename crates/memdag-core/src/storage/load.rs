@@ -176,6 +176,26 @@ pub(super) fn restore_v2(
         for i in 0..v.vector_count() {
             vector_of[vi][v.vector_owner(i) as usize] = i as u32;
         }
+        for i in 0..v.code_count() {
+            vector_of[vi][v.code_owner(i) as usize] = i as u32 | CODED;
+        }
+    }
+    // Codes are read under the commit's steps: a store with codes and no steps lost them.
+    if commit.steps.is_empty() {
+        if let Some(vi) = views.iter().position(|v| v.code_count() > 0) {
+            let e = Error::CorruptData {
+                key: chunks[vi].1.clone(),
+                reason: "int8 vectors, and the commit has no steps to read them".into(),
+            };
+            match lenient.as_deref_mut() {
+                None => return Err(e),
+                Some(l) => l.skip(
+                    &chunks[vi].1,
+                    l.blocks.get(vi).copied().flatten(),
+                    e.to_string(),
+                ),
+            }
+        }
     }
     let mut taken: Vec<Vec<Option<Record>>> = views
         .iter_mut()
@@ -307,10 +327,13 @@ pub(super) fn restore_v2(
         index.add_analyzed(slot, &terms, lens, &keys, keys_len);
         true
     };
+    store.search.vectors.set_settings(commit.vectors);
     let vectors = SegmentVectors {
         views: &views,
         count: vector_at.iter().filter(|a| a.1 != u32::MAX).count(),
         at: vector_at,
+        steps: (!commit.steps.is_empty())
+            .then(|| crate::index::quant::Quantizer::from_steps(commit.steps.clone())),
     };
     let inserted = restore_search(
         &mut store,
@@ -605,12 +628,17 @@ fn node_homes(store: &Store, graph: &SegmentGraph, generation_of: &[u64]) -> Vec
     node_home
 }
 
+/// Marks a vector index as one of a chunk's CODES (format v6), not its VECTORS.
+const CODED: u32 = 1 << 31;
+
 /// The vectors of a v2 store: each loaded record's (chunk, vector index) in slot order,
-/// `u32::MAX` for none, read straight from the chunks' f32 blocks.
+/// `u32::MAX` for none, [`CODED`] set for codes, read straight from the chunks' blocks.
 struct SegmentVectors<'a> {
     views: &'a [SegmentView<'a>],
     at: Vec<(u32, u32)>,
     count: usize,
+    /// The commit's steps, for codes.
+    steps: Option<crate::index::quant::Quantizer>,
 }
 
 impl VectorSource for SegmentVectors<'_> {
@@ -624,11 +652,35 @@ impl VectorSource for SegmentVectors<'_> {
     #[inline(never)]
     fn read(&self, slot: Slot, _: &Record, out: &mut Vec<f32>) -> bool {
         match self.at.get(slot as usize) {
-            Some(&(vi, vx)) if vx != u32::MAX => {
+            Some(&(_, u32::MAX)) | None => false,
+            Some(&(vi, vx)) if vx & CODED == 0 => {
                 read_f32s(self.views[vi as usize].vector_bytes(vx as usize), out);
                 true
             }
-            _ => false,
+            Some(_) => match (self.codes(slot), &self.steps) {
+                (Some((codes, inv_norm)), Some(q)) if codes.len() == q.dim() => {
+                    let at = out.len();
+                    q.dequantize(codes, out);
+                    let scale = q.inverse_norm(codes) / inv_norm;
+                    out[at..].iter_mut().for_each(|x| *x *= scale);
+                    true
+                }
+                _ => false,
+            },
         }
+    }
+
+    #[inline(never)]
+    fn codes(&self, slot: Slot) -> Option<(&[i8], f32)> {
+        match self.at.get(slot as usize) {
+            Some(&(vi, vx)) if vx != u32::MAX && vx & CODED != 0 => {
+                Some(self.views[vi as usize].codes((vx & !CODED) as usize))
+            }
+            _ => None,
+        }
+    }
+
+    fn steps(&self) -> Option<&[f32]> {
+        self.steps.as_ref().map(|q| q.steps())
     }
 }

@@ -16,7 +16,9 @@ use crate::index::bm25::FIELDS;
 use crate::index::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::keys::{self, HEAD_KEY};
 use crate::record::Record;
-use crate::segment::{encode_commit, split_parts, Commit, RecordText, SegmentInfo, SegmentWriter};
+use crate::segment::{
+    encode_commit, split_parts, Commit, RecordText, SegmentInfo, SegmentWriter, StoredVector,
+};
 use crate::store::Store;
 use memdag_types::Slot;
 
@@ -173,6 +175,13 @@ impl Store {
             generation,
             next_seq: self.next_seq,
             dimension: self.search.vectors.dimension() as u32,
+            vectors: self.search.vectors.settings(),
+            steps: self
+                .search
+                .vectors
+                .steps()
+                .map(<[f32]>::to_vec)
+                .unwrap_or_default(),
             segments: segments.to_vec(),
             retired: Vec::new(),
         }
@@ -239,7 +248,7 @@ impl Store {
         slots.sort_unstable();
         for slot in slots {
             if let Some(r) = self.slot(slot) {
-                write_record(w, r, self.embedding_at(slot))?;
+                write_record(w, r, self.stored_vector_at(slot).as_ref())?;
                 set_home(&mut self.persist.record_home, slot as usize, generation);
             }
         }
@@ -319,7 +328,7 @@ impl Store {
         let mut slots = Vec::new();
         for (slot, r) in self.slots.iter().enumerate() {
             if let Some(r) = r.as_ref().filter(|_| keep(home(&p.record_home, slot))) {
-                write_record(w, r, self.embedding_at(slot as Slot))?;
+                write_record(w, r, self.stored_vector_at(slot as Slot).as_ref())?;
                 slots.push(slot);
             }
         }
@@ -471,7 +480,7 @@ impl Store {
 pub(super) fn write_record(
     w: &mut SegmentWriter,
     r: &Record,
-    embedding: Option<&[f32]>,
+    vector: Option<&Vector<'_>>,
 ) -> Result<()> {
     let a = InvertedIndex::analysis(r);
     let terms: Vec<(&str, &[u8])> = a
@@ -488,7 +497,32 @@ pub(super) fn write_record(
         terms: &terms,
         keys: &keys,
     };
-    w.record(r, embedding, Some(&text))
+    let stored = vector.map(|v| match v {
+        Vector::F32(v) => StoredVector::F32(v),
+        Vector::Codes(codes, inv_norm) => StoredVector::Codes {
+            codes,
+            inv_norm: *inv_norm,
+        },
+    });
+    w.record(r, stored, Some(&text))
+}
+
+/// A record's vector as the store holds it: `f32` (as given, or what the codes stand for in
+/// a store that keeps no `f32`), or its codes.
+pub(super) enum Vector<'a> {
+    F32(alloc::borrow::Cow<'a, [f32]>),
+    Codes(&'a [i8], f32),
+}
+
+impl Store {
+    /// The vector of the record in `slot` as a segment stores it: its codes when the store
+    /// keeps its vectors as codes only, else `f32`.
+    pub(super) fn stored_vector_at(&self, slot: Slot) -> Option<Vector<'_>> {
+        if let Some((codes, inv_norm)) = self.search.vectors.codes(slot) {
+            return Some(Vector::Codes(codes, inv_norm));
+        }
+        self.embedding_at(slot).map(Vector::F32)
+    }
 }
 
 /// The entry of a segment not yet cut into parts, as its own COMMIT section names it: the

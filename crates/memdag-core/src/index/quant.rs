@@ -1,0 +1,270 @@
+//! int8 scalar quantization of unit vectors, with a scale per dimension.
+//!
+//! A [`Quantizer`] is trained once on a sample of a store's unit vectors: the step of
+//! dimension `d` is `s_d = max|u_d| / 127` over the sample (with a floor, so a dimension the
+//! sample never used still has a step). A unit vector `u` is stored as the codes
+//! `c_d = round(u_d / s_d)`, clamped to ±127, and read back as `s_d · c_d`: each component is
+//! off by at most `s_d / 2`, and by more only where it lies outside the sample's range (it
+//! saturates). Per-dimension steps matter for real embeddings, whose dimensions differ in
+//! range by several times.
+//!
+//! A query is not quantized to int8: it is folded with the steps into 16-bit integers,
+//! `q16_d = round(q_d · s_d / f)`, with one factor `f` per query chosen so that no sum of
+//! products can leave an `i32` ([`query_max`]). Its dot product with the codes of a node is then
+//! an integer one, `f · Σ q16_d · c_d ≈ q · (s ⊙ c)`, which wasm SIMD computes eight lanes at
+//! a time (`i32x4.dot_i16x8_s`) and which the compiler vectorizes natively.
+
+use std::vec::Vec;
+
+/// The largest code.
+pub const CODE_MAX: i32 = 127;
+
+/// The steps of a store's vectors, one per dimension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantizer {
+    steps: Vec<f32>,
+    /// `steps[d]²`: the weights of the dot product of two nodes' codes.
+    squares: Vec<f32>,
+}
+
+/// A query folded with a quantizer's steps, ready for [`dot_codes`].
+#[derive(Debug, Clone, Default)]
+pub struct QueryCodes {
+    pub q16: Vec<i16>,
+    /// What one unit of `Σ q16 · c` is worth.
+    pub factor: f32,
+}
+
+/// The largest `|q16_d|` a query of `dim` dimensions gets: `dim · max · 127` stays below
+/// `i32::MAX`, so an integer dot product never overflows, whatever the order of its sums.
+/// 32,767 up to 516 dimensions; 5,504 at 3,072.
+pub fn query_max(dim: usize) -> i32 {
+    let bound = i32::MAX as i64 / (dim.max(1) as i64 * i64::from(CODE_MAX));
+    bound.clamp(1, i64::from(i16::MAX)) as i32
+}
+
+impl Quantizer {
+    /// Steps trained on `sample`, unit vectors of `dim` floats each.
+    pub fn train<'a>(dim: usize, sample: impl Iterator<Item = &'a [f32]>) -> Self {
+        let mut max = vec![0f32; dim];
+        for u in sample {
+            for (m, x) in max.iter_mut().zip(u) {
+                let a = x.abs();
+                if a.is_finite() && a > *m {
+                    *m = a;
+                }
+            }
+        }
+        // A dimension the sample never (or hardly) used gets a step of at least 1/32 of the
+        // widest dimension's, so a later vector that uses it saturates less.
+        let widest = max.iter().copied().fold(0f32, f32::max);
+        let floor = if widest > 0.0 { widest / 32.0 } else { 1.0 };
+        let steps: Vec<f32> = max
+            .iter()
+            .map(|&m| m.max(floor) / CODE_MAX as f32)
+            .collect();
+        Quantizer::from_steps(steps)
+    }
+
+    /// The quantizer of stored steps (each finite and positive: the commit's check).
+    pub fn from_steps(steps: Vec<f32>) -> Self {
+        let squares = steps.iter().map(|s| s * s).collect();
+        Quantizer { steps, squares }
+    }
+
+    /// The steps, one per dimension.
+    pub fn steps(&self) -> &[f32] {
+        &self.steps
+    }
+
+    /// The dimension.
+    pub fn dim(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Appends the codes of a unit vector to `out`.
+    pub fn quantize(&self, unit: &[f32], out: &mut Vec<i8>) {
+        out.extend(unit.iter().zip(&self.steps).map(|(x, s)| {
+            // NaN cannot reach here (stored vectors are finite); `as` saturates anyway.
+            round_small((x / s).clamp(-(CODE_MAX as f32), CODE_MAX as f32)) as i8
+        }));
+    }
+
+    /// Appends the unit vector the codes stand for (not quite of norm 1) to `out`.
+    pub fn dequantize(&self, codes: &[i8], out: &mut Vec<f32>) {
+        out.extend(
+            codes
+                .iter()
+                .zip(&self.steps)
+                .map(|(&c, s)| f32::from(c) * s),
+        );
+    }
+
+    /// The inverse norm of what `codes` stand for; 0 for all-zero codes.
+    pub fn inverse_norm(&self, codes: &[i8]) -> f32 {
+        let sq: f64 = codes
+            .iter()
+            .zip(&self.squares)
+            .map(|(&c, w)| f64::from(c) * f64::from(c) * f64::from(*w))
+            .sum();
+        if sq > 0.0 {
+            (1.0 / sq.sqrt()) as f32
+        } else {
+            0.0
+        }
+    }
+
+    /// Folds a unit query into `out`, for [`dot_codes`].
+    pub fn query_into(&self, q: &[f32], out: &mut QueryCodes) {
+        let max = q
+            .iter()
+            .zip(&self.steps)
+            .map(|(x, s)| (x * s).abs())
+            .fold(0f32, f32::max);
+        let top = query_max(self.steps.len()) as f32;
+        out.factor = if max > 0.0 { max / top } else { 1.0 };
+        let scale = 1.0 / out.factor;
+        out.q16.clear();
+        out.q16.extend(
+            q.iter()
+                .zip(&self.steps)
+                .map(|(x, s)| round_small((x * s * scale).clamp(-top, top)) as i16),
+        );
+    }
+
+    /// `Σ s_d² · a_d · b_d`: the dot product of what two nodes' codes stand for.
+    pub fn dot_pair(&self, a: &[i8], b: &[i8]) -> f32 {
+        const LANES: usize = 16;
+        let n = a.len().min(b.len()).min(self.squares.len());
+        let mut acc = [0f32; LANES];
+        let chunks = n / LANES;
+        for c in 0..chunks {
+            let at = c * LANES;
+            for i in 0..LANES {
+                acc[i] += f32::from(a[at + i]) * f32::from(b[at + i]) * self.squares[at + i];
+            }
+        }
+        let mut tail = 0.0;
+        for i in chunks * LANES..n {
+            tail += f32::from(a[i]) * f32::from(b[i]) * self.squares[i];
+        }
+        acc.iter().sum::<f32>() + tail
+    }
+}
+
+/// `x` rounded to the nearest integer, ties to even, for `|x| < 2²²`: adding and taking away
+/// `1.5 · 2²³` leaves no fraction bits. `f32::round` is a libm call on x86-64 without SSE4.1
+/// (the default target), and inserts at int8 round two vectors' worth of floats per node
+/// measured.
+#[inline]
+fn round_small(x: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0;
+    (x + MAGIC) - MAGIC
+}
+
+/// `Σ q16_d · c_d`, exact in `i32` when `|q16| ≤` [`query_max`].
+#[inline]
+pub fn dot_codes(q16: &[i16], codes: &[i8]) -> i32 {
+    debug_assert_eq!(q16.len(), codes.len());
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd128::dot_codes(q16, codes)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        portable_dot_codes(q16, codes)
+    }
+}
+
+/// The portable [`dot_codes`], which the compiler vectorizes.
+#[inline]
+pub fn portable_dot_codes(q16: &[i16], codes: &[i8]) -> i32 {
+    const LANES: usize = 16;
+    let n = q16.len().min(codes.len());
+    let (a, b) = (&q16[..n], &codes[..n]);
+    let mut acc = [0i32; LANES];
+    let chunks = n / LANES;
+    for c in 0..chunks {
+        let x = &a[c * LANES..c * LANES + LANES];
+        let y = &b[c * LANES..c * LANES + LANES];
+        for i in 0..LANES {
+            acc[i] += i32::from(x[i]) * i32::from(y[i]);
+        }
+    }
+    let mut s = 0i32;
+    for i in chunks * LANES..n {
+        s += i32::from(a[i]) * i32::from(b[i]);
+    }
+    for v in acc {
+        s += v;
+    }
+    s
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128 {
+    use core::arch::wasm32::*;
+
+    /// Eight codes a step, sign-extended to i16 as they load, multiplied and summed in pairs.
+    #[inline]
+    pub fn dot_codes(q16: &[i16], codes: &[i8]) -> i32 {
+        let n = q16.len().min(codes.len());
+        let chunks = n / 16;
+        let (mut a0, mut a1) = (i32x4_splat(0), i32x4_splat(0));
+        for c in 0..chunks {
+            let i = c * 16;
+            // SAFETY: i + 16 <= chunks * 16 <= n, the length of both slices; these loads have
+            // no alignment requirement.
+            unsafe {
+                let q0 = v128_load(q16.as_ptr().add(i) as *const v128);
+                let q1 = v128_load(q16.as_ptr().add(i + 8) as *const v128);
+                let c0 = i16x8_load_extend_i8x8(codes.as_ptr().add(i));
+                let c1 = i16x8_load_extend_i8x8(codes.as_ptr().add(i + 8));
+                a0 = i32x4_add(a0, i32x4_dot_i16x8(q0, c0));
+                a1 = i32x4_add(a1, i32x4_dot_i16x8(q1, c1));
+            }
+        }
+        let v = i32x4_add(a0, a1);
+        let mut s = i32x4_extract_lane::<0>(v)
+            + i32x4_extract_lane::<1>(v)
+            + i32x4_extract_lane::<2>(v)
+            + i32x4_extract_lane::<3>(v);
+        for i in chunks * 16..n {
+            s += i32::from(q16[i]) * i32::from(codes[i]);
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_small_rounds_to_nearest() {
+        for (x, want) in [
+            (0.4f32, 0.0),
+            (0.6, 1.0),
+            (-0.6, -1.0),
+            (126.7, 127.0),
+            (-32766.6, -32767.0),
+        ] {
+            assert_eq!(round_small(x), want, "{x}");
+        }
+        for i in -1000..1000 {
+            let x = i as f32 * 0.37;
+            assert!((round_small(x) - x).abs() <= 0.5, "{x}");
+            assert_eq!(round_small(x).fract(), 0.0);
+        }
+    }
+
+    #[test]
+    fn query_max_keeps_every_sum_inside_i32() {
+        assert_eq!(query_max(384), 32_767);
+        for dim in [1usize, 384, 516, 517, 1536, 3072, 1 << 20] {
+            let m = i64::from(query_max(dim));
+            assert!(m >= 1);
+            assert!(m * dim as i64 * 127 <= i64::from(i32::MAX), "dim {dim}");
+        }
+    }
+}

@@ -1,0 +1,427 @@
+//! The vectors of a graph's nodes, at the store's precision: `f32` as the host gave them,
+//! int8 codes ([`super::quant`]), or both.
+//!
+//! - [`Precision::F32`]: each node's vector as given and its inverse norm; walks and scores
+//!   are exact.
+//! - [`Precision::Int8`]: each node's int8 codes (of its unit vector), the inverse norm of
+//!   what the codes stand for, and the given vector's inverse norm (so [`NodeVectors::vector`]
+//!   can give back a vector of the given norm): `dim + 8` bytes a node instead of `4·dim + 4`.
+//!   Walks and scores use the codes; the `f32` vectors are not kept.
+//! - [`Precision::Int8Exact`]: both; walks use the codes, and the candidates a search returns
+//!   are re-scored exactly from the `f32` vectors.
+//!
+//! Codes need steps trained on the store's own vectors, so an index at an int8 precision keeps
+//! `f32` vectors until it holds [`VectorSettings::train`] of them (default [`TRAIN`]), then
+//! trains on those (in node order) and quantizes every node. The steps never change after that,
+//! even if the precision goes back to `f32` (codes on disk stay readable; the store persists
+//! them in its commit); a later vector outside their range saturates.
+
+use std::borrow::Cow;
+use std::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::distance::{dot, scaled_similarity};
+use super::quant::{dot_codes, Quantizer, QueryCodes};
+
+/// How many vectors train the steps.
+pub const TRAIN: usize = 1024;
+
+/// How a store keeps its vectors: its precision, and how many vectors train the int8 steps.
+/// Persisted with the store (in its commit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+pub struct VectorSettings {
+    pub precision: Precision,
+    /// At an int8 precision, the vectors stay `f32` until this many are in, and the steps are
+    /// trained on them (at least 1; default [`TRAIN`]).
+    pub train: u32,
+}
+
+impl Default for VectorSettings {
+    fn default() -> Self {
+        VectorSettings {
+            precision: Precision::F32,
+            train: TRAIN as u32,
+        }
+    }
+}
+
+impl VectorSettings {
+    /// Whether these are the defaults (which a commit leaves out).
+    pub fn is_default(&self) -> bool {
+        *self == VectorSettings::default()
+    }
+}
+
+/// How a store keeps its vectors in memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Precision {
+    /// `f32` only (exact).
+    #[default]
+    #[serde(rename = "f32")]
+    F32,
+    /// int8 codes only: a quarter of the bytes, scores off by the quantization.
+    #[serde(rename = "int8")]
+    Int8,
+    /// int8 codes for the walk, `f32` kept to re-score the results exactly.
+    #[serde(rename = "int8+f32")]
+    Int8Exact,
+}
+
+impl Precision {
+    fn keeps_f32(self) -> bool {
+        self != Precision::Int8
+    }
+
+    fn quantizes(self) -> bool {
+        self != Precision::F32
+    }
+}
+
+/// A unit query, with its folded form when the nodes have codes.
+#[derive(Debug)]
+pub struct Query<'a> {
+    pub unit: &'a [f32],
+    codes: Option<QueryCodes>,
+}
+
+/// A node measured against many others (see [`NodeVectors::set_base`]); its buffers are
+/// reused from base to base.
+#[derive(Debug, Default)]
+pub struct NodeBase {
+    node: u32,
+    unit: Vec<f32>,
+    codes: QueryCodes,
+}
+
+/// The vectors of the nodes, by node id.
+#[derive(Debug, Default, Clone)]
+pub struct NodeVectors {
+    dim: usize,
+    settings: VectorSettings,
+    nodes: usize,
+    /// Each node's vector as given, `dim` floats apiece (empty unless kept).
+    f32s: Vec<f32>,
+    /// Each node's inverse norm, in an array of its own: interleaved after each vector it
+    /// cost every distance a cache line more, and a query at 100k ran slower for it
+    /// (memdag-bench --only vector, alternated builds, 2026-12-02).
+    inv_norms: Vec<f32>,
+    /// The trained steps: kept once trained, whatever the precision.
+    quant: Option<Quantizer>,
+    /// Each node's codes, `dim` apiece (empty until trained, and at [`Precision::F32`]).
+    codes: Vec<i8>,
+    /// The inverse norm of what each node's codes stand for.
+    code_inv: Vec<f32>,
+}
+
+impl NodeVectors {
+    /// No nodes, of `dim` floats each.
+    pub fn new(dim: usize, settings: VectorSettings) -> Self {
+        NodeVectors {
+            dim,
+            settings,
+            ..Default::default()
+        }
+    }
+
+    /// The settings asked for (the nodes keep `f32` until `train` of them are in).
+    pub fn settings(&self) -> VectorSettings {
+        self.settings
+    }
+
+    /// The trained steps, if any.
+    pub fn quantizer(&self) -> Option<&Quantizer> {
+        self.quant.as_ref()
+    }
+
+    /// Whether the nodes have codes (and walks use them).
+    pub fn has_codes(&self) -> bool {
+        self.quant.is_some() && self.settings.precision.quantizes()
+    }
+
+    /// Whether the `f32` vectors are kept.
+    pub fn has_f32(&self) -> bool {
+        !self.has_codes() || self.settings.precision.keeps_f32()
+    }
+
+    /// Makes room for `nodes` more nodes.
+    pub fn reserve(&mut self, nodes: usize) {
+        self.inv_norms.reserve(nodes);
+        if self.has_f32() {
+            self.f32s.reserve(nodes * self.dim);
+        }
+        if self.has_codes() {
+            self.codes.reserve(nodes * self.dim);
+            self.code_inv.reserve(nodes);
+        }
+    }
+
+    /// Appends a node's vector of `dim` floats with its inverse norm.
+    pub fn push(&mut self, vector: &[f32], inv_norm: f32) {
+        self.nodes += 1;
+        self.inv_norms.push(inv_norm);
+        if self.has_f32() {
+            self.f32s.extend_from_slice(vector);
+        }
+        if self.has_codes() {
+            let q = self.quant.as_ref().expect("codes have steps");
+            let unit: Vec<f32> = vector.iter().map(|x| x * inv_norm).collect();
+            let at = self.codes.len();
+            q.quantize(&unit, &mut self.codes);
+            self.code_inv.push(q.inverse_norm(&self.codes[at..]));
+        } else if self.settings.precision.quantizes()
+            && self.quant.is_none()
+            && self.nodes >= self.settings.train.max(1) as usize
+        {
+            self.train();
+        }
+    }
+
+    /// Appends a node stored as codes (under this index's steps) with the inverse norm of
+    /// its given vector. At a precision that keeps `f32`, the `f32` vector kept is what the
+    /// codes stand for.
+    pub fn push_codes(&mut self, codes: &[i8], inv_norm: f32) {
+        let q = self.quant.as_ref().expect("codes need steps");
+        debug_assert_eq!(codes.len(), self.dim);
+        let code_inv = q.inverse_norm(codes);
+        if self.has_f32() {
+            let mut v = Vec::with_capacity(self.dim);
+            q.dequantize(codes, &mut v);
+            let scale = code_inv / inv_norm;
+            self.f32s.extend(v.iter().map(|x| x * scale));
+        }
+        if self.has_codes() {
+            self.codes.extend_from_slice(codes);
+            self.code_inv.push(code_inv);
+        }
+        self.inv_norms.push(inv_norm);
+        self.nodes += 1;
+    }
+
+    /// Sets steps read from storage on an index without nodes (steps are never replaced).
+    pub fn set_steps(&mut self, steps: Vec<f32>) {
+        if self.nodes == 0 && steps.len() == self.dim && self.quant.is_none() {
+            self.quant = Some(Quantizer::from_steps(steps));
+        }
+    }
+
+    /// A node's codes and the inverse norm of its given vector, when the nodes have codes.
+    pub fn codes(&self, node: u32) -> Option<(&[i8], f32)> {
+        self.has_codes()
+            .then(|| (self.codes_of(node as usize), self.inv_norms[node as usize]))
+    }
+
+    /// Trains the steps on the first `train` nodes and quantizes every node.
+    fn train(&mut self) {
+        let dim = self.dim;
+        let sample_nodes = self.nodes.min(self.settings.train.max(1) as usize);
+        let units: Vec<Vec<f32>> = (0..sample_nodes)
+            .map(|n| {
+                self.f32_of(n)
+                    .iter()
+                    .map(|x| x * self.inv_norms[n])
+                    .collect()
+            })
+            .collect();
+        self.set_quantizer(Quantizer::train(dim, units.iter().map(Vec::as_slice)));
+    }
+
+    /// Takes `q` as the steps and quantizes every node with it, dropping the `f32` vectors
+    /// unless they are kept. The nodes hold `f32` vectors.
+    fn set_quantizer(&mut self, q: Quantizer) {
+        self.quant = Some(q);
+        if !self.has_codes() {
+            return;
+        }
+        let q = self.quant.as_ref().expect("just set");
+        let mut codes = Vec::with_capacity(self.nodes * self.dim);
+        let mut code_inv = Vec::with_capacity(self.nodes);
+        let mut unit = Vec::with_capacity(self.dim);
+        for n in 0..self.nodes {
+            unit.clear();
+            unit.extend(self.f32_of(n).iter().map(|x| x * self.inv_norms[n]));
+            let at = codes.len();
+            q.quantize(&unit, &mut codes);
+            code_inv.push(q.inverse_norm(&codes[at..]));
+        }
+        self.codes = codes;
+        self.code_inv = code_inv;
+        if !self.has_f32() {
+            self.f32s = Vec::new();
+        }
+    }
+
+    /// Changes the settings. Going to an int8 precision trains at once when `train` nodes are
+    /// in (or quantizes with the steps trained before). Vectors dropped earlier cannot come
+    /// back: leaving [`Precision::Int8`] keeps what the codes stand for.
+    pub fn set_settings(&mut self, settings: VectorSettings) {
+        let old = self.settings;
+        if settings == old {
+            return;
+        }
+        let had_codes = self.has_codes();
+        let had_f32 = self.has_f32();
+        if had_codes && !had_f32 && settings.precision.keeps_f32() {
+            let mut f32s = Vec::with_capacity(self.nodes * self.dim);
+            for n in 0..self.nodes {
+                f32s.extend_from_slice(&self.vector(n as u32));
+            }
+            self.f32s = f32s;
+        }
+        self.settings = settings;
+        if !settings.precision.quantizes() {
+            self.codes = Vec::new();
+            self.code_inv = Vec::new();
+        } else if let (false, Some(q)) = (had_codes, self.quant.clone()) {
+            self.set_quantizer(q);
+        } else if self.quant.is_none() && self.nodes >= settings.train.max(1) as usize {
+            self.train();
+        } else if !self.has_f32() {
+            self.f32s = Vec::new();
+        }
+    }
+
+    fn f32_of(&self, node: usize) -> &[f32] {
+        let at = node * self.dim;
+        &self.f32s[at..at + self.dim]
+    }
+
+    fn codes_of(&self, node: usize) -> &[i8] {
+        let at = node * self.dim;
+        &self.codes[at..at + self.dim]
+    }
+
+    /// A node's vector: as given when kept, else what its codes stand for, at the given norm.
+    pub fn vector(&self, node: u32) -> Cow<'_, [f32]> {
+        let n = node as usize;
+        if self.has_f32() {
+            return Cow::Borrowed(self.f32_of(n));
+        }
+        let q = self.quant.as_ref().expect("codes without f32");
+        let mut out = Vec::with_capacity(self.dim);
+        q.dequantize(self.codes_of(n), &mut out);
+        let scale = self.code_inv[n] / self.inv_norms[n];
+        out.iter_mut().for_each(|x| *x *= scale);
+        Cow::Owned(out)
+    }
+
+    /// The inverse norm of a node's given vector.
+    pub fn inv_norm(&self, node: u32) -> f32 {
+        self.inv_norms[node as usize]
+    }
+
+    /// A unit query, folded for the codes when there are any.
+    pub fn query<'a>(&self, unit: &'a [f32]) -> Query<'a> {
+        let codes = self.quant.as_ref().filter(|_| self.has_codes()).map(|q| {
+            let mut c = QueryCodes::default();
+            q.query_into(unit, &mut c);
+            c
+        });
+        Query { unit, codes }
+    }
+
+    /// The cosine distance of a query to a node, as walks measure it: from the codes when
+    /// there are any. The hot path of every walk.
+    #[inline]
+    pub fn walk_distance(&self, q: &Query, node: u32) -> f32 {
+        match &q.codes {
+            Some(c) => {
+                let n = node as usize;
+                let d = dot_codes(&c.q16, self.codes_of(n));
+                1.0 - d as f32 * c.factor * self.code_inv[n]
+            }
+            None => 1.0 - self.exact_similarity(q.unit, node),
+        }
+    }
+
+    /// The cosine similarity of a query to a node, as exact as what is kept allows.
+    #[inline]
+    pub fn similarity(&self, q: &Query, node: u32) -> f32 {
+        if self.has_f32() {
+            self.exact_similarity(q.unit, node)
+        } else {
+            1.0 - self.walk_distance(q, node)
+        }
+    }
+
+    /// Whether the walk's distances are approximate while exact ones can be had.
+    pub fn rescores(&self) -> bool {
+        self.has_codes() && self.has_f32()
+    }
+
+    /// The cosine similarity of a unit vector to a node's `f32` vector, which must be kept.
+    /// It needs no overflow guard: `|dot(q, v)| ≤ ‖v‖ ≤`
+    /// [`MAX_NORM`](super::distance::MAX_NORM), and so is every partial sum.
+    #[inline]
+    fn exact_similarity(&self, q: &[f32], node: u32) -> f32 {
+        dot(q, self.f32_of(node as usize)) * self.inv_norms[node as usize]
+    }
+
+    /// The cosine distance between two nodes: exact when `f32` is kept (and then scaled
+    /// first if the dot product overflows), else from the codes.
+    #[inline]
+    pub fn node_distance(&self, a: u32, b: u32) -> f32 {
+        let (a, b) = (a as usize, b as usize);
+        if self.has_f32() {
+            let (ia, ib) = (self.inv_norms[a], self.inv_norms[b]);
+            return 1.0 - scaled_similarity(self.f32_of(a), ia, self.f32_of(b), ib);
+        }
+        let q = self.quant.as_ref().expect("codes without f32");
+        let d = q.dot_pair(self.codes_of(a), self.codes_of(b));
+        1.0 - d * self.code_inv[a] * self.code_inv[b]
+    }
+
+    /// Makes `a` the base of [`NodeVectors::base_distance`]: with codes only, its unit vector
+    /// is folded once like a query, so each distance from it is an integer dot product (the
+    /// graph's inserts and repairs measure one node against many).
+    pub fn set_base(&self, a: u32, base: &mut NodeBase) {
+        base.node = a;
+        if self.has_f32() {
+            return;
+        }
+        let q = self.quant.as_ref().expect("codes without f32");
+        base.unit.clear();
+        q.dequantize(self.codes_of(a as usize), &mut base.unit);
+        let inv = self.code_inv[a as usize];
+        base.unit.iter_mut().for_each(|x| *x *= inv);
+        q.query_into(&base.unit, &mut base.codes);
+    }
+
+    /// The cosine distance between the base node and `b`: [`NodeVectors::node_distance`],
+    /// within the query's rounding when the nodes have codes only.
+    #[inline]
+    pub fn base_distance(&self, base: &NodeBase, b: u32) -> f32 {
+        if self.has_f32() {
+            return self.node_distance(base.node, b);
+        }
+        let d = dot_codes(&base.codes.q16, self.codes_of(b as usize));
+        1.0 - d as f32 * base.codes.factor * self.code_inv[b as usize]
+    }
+
+    /// Reads the start of the node's walk form, so that its cache lines are on their way
+    /// before it is scored.
+    #[inline]
+    pub fn touch(&self, node: u32) {
+        let at = node as usize * self.dim;
+        if self.has_codes() {
+            if let Some(x) = self.codes.get(at) {
+                core::hint::black_box(*x);
+            }
+        } else if let Some(x) = self.f32s.get(at) {
+            core::hint::black_box(*x);
+        }
+    }
+
+    /// Bytes a node's vector takes.
+    pub fn bytes_per_node(&self) -> usize {
+        let mut b = 4;
+        if self.has_f32() {
+            b += self.dim * 4;
+        }
+        if self.has_codes() {
+            b += self.dim + 4;
+        }
+        b
+    }
+}

@@ -1,0 +1,176 @@
+// Opening and answering a large memory in a Worker under a 128 MiB memory cap, on real workerd
+// (miniflare, installed in tests/worker). A benchmark, not a test.
+//
+//   node tests/bench/worker-128mb.mjs [--records 100000] [--precisions f32,int8]
+//        [--limit-mib 128] [--queries 200] [--data DIR] [--no-build]
+//
+// For each precision: builds the benchmark's workload store in Node with the JS package
+// (pkg/dist, built by scripts/build-pkg.sh): N records of the LoCoMo dev turns replicated, each
+// with a 384-d vector of the clustered corpus (memdag-bench's corpus_vectors, the vectors every
+// other benchmark uses), kept at that precision; writes its snapshot into the Worker's KV
+// namespace; then the Worker (tests/bench/worker-128mb.worker.js) opens it through the
+// package's Workers entry and KeyValueStorage, as examples/cloudflare-worker does, and answers
+// BM25, vector and hybrid searches, one a request.
+//
+// The cap: workerd enforces no memory limit locally (miniflare has no option for it), so the
+// Worker's wasm module is given a memory maximum of --limit-mib (2,048 pages of 64 KiB for
+// 128): past it, an allocation fails and the open or the query fails. Wasm memory only grows,
+// so its size after the run is its peak. The JS side holds the values read from KV until the
+// open returns; they are printed too (`kv bytes`): the isolate held both at once during the
+// open. --limit-mib 0 runs without a cap, to measure what the open needs.
+//
+// Times are taken in Node around each request (inside a Worker the clock stands still while
+// code runs), so each includes a round trip through miniflare: the `/ping` row is that round
+// trip alone.
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { defaultData, loadBench, locomo, option } from './lib.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const args = process.argv.slice(2);
+const records = Number(option(args, '--records', '100000'));
+const precisions = option(args, '--precisions', 'f32,int8').split(',').filter(Boolean);
+const limitMib = Number(option(args, '--limit-mib', '128'));
+const queries = Number(option(args, '--queries', '200'));
+const data = resolve(option(args, '--data', defaultData));
+const log = (...a) => console.error(...a);
+
+const { Miniflare } = createRequire(join(root, 'tests/worker/package.json'))('miniflare');
+const { bundle } = await import('../worker/bundle.mjs');
+const { Memory } = await import('../../pkg/index.js');
+
+const bench = loadBench({ build: !args.includes('--no-build') });
+const { turns, questions: questionFiles } = locomo(data);
+const DIM = 384;
+
+/** The module's bytes with its memory's maximum set to `pages` (64 KiB each). */
+function capMemory(wasm, pages) {
+  const bytes = new Uint8Array(wasm);
+  const leb = (at) => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[at++];
+      value += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (b < 0x80) return [value, at];
+    }
+  };
+  const put = (v) => {
+    const out = [];
+    do {
+      let b = v % 128;
+      v = Math.floor(v / 128);
+      if (v > 0) b |= 0x80;
+      out.push(b);
+    } while (v > 0);
+    return out;
+  };
+  let at = 8;
+  while (at < bytes.length) {
+    const id = bytes[at];
+    const [size, body] = leb(at + 1);
+    if (id === 5) {
+      const [count, p] = leb(body);
+      if (count !== 1 || bytes[p] > 1) throw new Error(`unexpected memory section (count ${count}, flags ${bytes[p]})`);
+      const [min] = leb(p + 1);
+      if (min > pages) throw new Error(`the module starts with ${min} pages, above the cap of ${pages}`);
+      const content = [1, 1, ...put(min), ...put(pages)];
+      const section = [5, ...put(content.length), ...content];
+      return Buffer.concat([bytes.subarray(0, at), Buffer.from(section), bytes.subarray(body + size)]);
+    }
+    at = body + size;
+  }
+  throw new Error('the module defines no memory (imported memory is not supported here)');
+}
+
+function pct(samples, p) {
+  const v = [...samples].sort((a, b) => a - b);
+  return v[Math.min(v.length, Math.max(1, Math.ceil((p / 100) * v.length))) - 1];
+}
+const mib = (b) => (b / 1048576).toFixed(1);
+
+const vectors = bench.corpus_vectors(records, queries);
+const vec = (i) => vectors.subarray(i * DIM, (i + 1) * DIM);
+const texts = bench.corpus_texts(records, turns, questionFiles);
+const questions = bench.corpus_questions(turns, questionFiles);
+const rows = [];
+
+for (const precision of precisions) {
+  log(`== ${records} records, vectors at ${precision}`);
+  let t = performance.now();
+  const mem = new Memory();
+  mem.setVectorSettings({ precision });
+  for (let i = 0; i < records; i++) {
+    mem.addTurn({ id: `r${i}`, thread: `t${i % 50}`, user: 'u', createdAt: i, input: texts[i], embedding: vec(i) });
+  }
+  const entries = mem.snapshot();
+  mem.free();
+  const kvBytes = entries.reduce((n, [k, v]) => n + k.length + v.length, 0);
+  log(`built in ${((performance.now() - t) / 1000).toFixed(1)} s: ${entries.length} keys, ${mib(kvBytes)} MiB`);
+
+  const modules = bundle(join(here, 'worker-128mb.worker.js')).map((m) => (
+    m.type === 'CompiledWasm' && limitMib > 0 ? { ...m, contents: capMemory(m.contents, limitMib * 16) } : m));
+  const mf = new Miniflare({ modules, modulesRoot: root, compatibilityDate: '2025-01-01', kvNamespaces: ['MEM'] });
+  const row = { precision, records, keys: entries.length, kvBytes, limitMib };
+  try {
+    await mf.ready;
+    const kv = await mf.getKVNamespace('MEM');
+    for (const [k, v] of entries) await kv.put(k, v);
+    const call = async (path, body) => {
+      const init = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
+      const start = performance.now();
+      const res = await mf.dispatchFetch(`http://bench.test${path}`, init);
+      const json = await res.json();
+      return { ms: performance.now() - start, status: res.status, json };
+    };
+    const ping = [];
+    for (let i = 0; i < queries; i++) ping.push((await call('/ping')).ms);
+    row.pingP50 = pct(ping, 50);
+    const opened = await call('/open', {});
+    row.openMs = opened.ms;
+    if (opened.status !== 200) {
+      row.error = opened.json.error;
+      row.wasmBytes = opened.json.wasmBytes;
+    } else {
+      if (opened.json.len !== records) throw new Error(`opened ${opened.json.len} records`);
+      row.vectorSettings = opened.json.vectorSettings;
+      row.wasmAfterOpen = opened.json.wasmBytes;
+      const kinds = {
+        bm25: (i) => ({ text: questions[i % questions.length], mode: 'bm25', k: 10 }),
+        vector: (i) => ({ embedding: Array.from(vec(records + i)), mode: 'vector', k: 10 }),
+        hybrid: (i) => ({ text: questions[i % questions.length], embedding: Array.from(vec(records + i)), mode: 'hybrid', k: 10 }),
+      };
+      for (const [kind, query] of Object.entries(kinds)) {
+        const times = [];
+        for (let i = 0; i < queries; i++) {
+          const r = await call('/search', query(i));
+          if (r.status !== 200) {
+            row.error = r.json.error;
+            break;
+          }
+          times.push(r.ms);
+        }
+        row[`${kind}P50`] = times.length ? pct(times, 50) : NaN;
+      }
+      row.wasmBytes = (await call('/memory')).json.wasmBytes;
+    }
+  } finally {
+    await mf.dispose();
+  }
+  row.fits = !row.error;
+  log(JSON.stringify(row));
+  rows.push(row);
+  t = null;
+}
+
+const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+console.log(`Workers (workerd via miniflare): ${records} records opened from KV and searched, wasm memory capped at ${limitMib > 0 ? `${limitMib} MiB` : 'nothing'}; times in ms from Node, one request each (the round trip is the ping row)`);
+console.log('| precision | keys | kv MiB | open ms | wasm MiB after open | wasm MiB peak | ping p50 | bm25 p50 | vector p50 | hybrid p50 | result |\n|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  const result = r.error ? `failed: ${r.error.code} ${r.error.message}`.slice(0, 120) : 'opened and answered';
+  console.log(`| ${r.precision} | ${r.keys} | ${mib(r.kvBytes)} | ${f(r.openMs, 0)} | ${r.wasmAfterOpen ? mib(r.wasmAfterOpen) : '-'} | ${r.wasmBytes ? mib(r.wasmBytes) : '-'} | ${f(r.pingP50)} | ${f(r.bm25P50)} | ${f(r.vectorP50)} | ${f(r.hybridP50)} | ${result} |`);
+}
