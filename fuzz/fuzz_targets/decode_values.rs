@@ -4,6 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use memdag_core::envelope::{seal, Kind};
+use memdag_core::index::vecstore::{Precision, VectorSettings};
 use memdag_core::segment::{encode_commit, Commit, SegmentInfo};
 use memdag_core::Store;
 
@@ -30,6 +31,20 @@ fuzz_target!(|data: &[u8]| {
             ..SegmentInfo::default()
         }],
         retired: Vec::new(),
+        // Format v6: the vectors' precision and the int8 steps the codes need, or none.
+        vectors: VectorSettings {
+            precision: match (which >> 2) % 3 {
+                0 => Precision::F32,
+                1 => Precision::Int8,
+                _ => Precision::Int8Exact,
+            },
+            train: 1,
+        },
+        steps: if which & 16 == 0 {
+            vec![0.01; usize::from(which % 8)]
+        } else {
+            Vec::new()
+        },
     };
     let mut part = Vec::with_capacity(20 + body.len());
     part.extend_from_slice(&1u64.to_le_bytes());

@@ -41,6 +41,7 @@ test('30 turns through prepare and finish keep the window and the tool pairs, up
   let cutKept = 0;
   let previousSummary = null;
   let lastCompaction = 0;
+  let example = null;
   await runLoop(memory, {
     now: at,
     async onTurn({ turn, prepared: p, finished, sent }) {
@@ -70,6 +71,7 @@ test('30 turns through prepare and finish keep the window and the tool pairs, up
         else assert.ok(prompt.includes(`<previous_summary>\n${previousSummary}\n</previous_summary>`), `turn ${turn}: the previous summary is in the prompt`);
         previousSummary = p.summary;
         lastCompaction = turn;
+        example = { turn, ...p };
       } else {
         assert.equal(p.summarizedBy, 'none');
       }
@@ -102,6 +104,8 @@ test('30 turns through prepare and finish keep the window and the tool pairs, up
     },
   });
   assert.ok(compactions >= 3, `compactions: ${compactions}`);
+  // MEMDAG_SHOW_PREPARE=1 prints the last compacting call's result (the issue note quotes it).
+  if (process.env.MEMDAG_SHOW_PREPARE) console.log(JSON.stringify(example, null, 2));
   assert.equal(llm.prompts.length, compactions, 'one summary prompt per compaction');
   assert.ok(cutKept > 0, 'cut tool results were kept and read back');
   assert.equal(memory.len, 30);
