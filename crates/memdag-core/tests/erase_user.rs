@@ -182,3 +182,66 @@ fn deleting_a_record_removes_the_blobs_only_it_referenced() {
     s.delete("r3").unwrap();
     assert!(s.blob(&free).is_some());
 }
+
+/// Forgetting a user takes their postings out in one pass per posting list (`drop_postings`):
+/// afterwards full-text search ranks and scores exactly as a store that never held them. Two
+/// users' turns share one small vocabulary, so every list loses many postings at once.
+#[test]
+fn after_forgetting_a_user_bm25_is_as_if_they_never_wrote() {
+    use memdag_core::search::{SearchMode, SearchQuery};
+    const WORDS: [&str; 12] = [
+        "deploy", "canary", "staging", "rollback", "invoice", "garden", "tomato", "kernel",
+        "patch", "budget", "travel", "lisbon",
+    ];
+    let text = |i: usize| {
+        let mut x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..3 + i % 5)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                WORDS[(x % WORDS.len() as u64) as usize]
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut both = Store::new();
+    let mut only_a = Store::new();
+    for i in 0..400 {
+        let user = if i % 3 == 0 { "b" } else { "a" };
+        let t = turn(&format!("t{i}"), &format!("th{i}"), user, &text(i), &[]);
+        if user == "a" {
+            only_a.add_turn(t.clone()).unwrap();
+        }
+        both.add_turn(t).unwrap();
+    }
+    let gone = both.forget_user("b").unwrap();
+    assert_eq!(gone.records.len(), 134);
+    assert_eq!(both.len(), only_a.len());
+    for q in WORDS
+        .iter()
+        .map(|w| w.to_string())
+        .chain(["deploy canary budget".into()])
+    {
+        let query = SearchQuery {
+            text: q.clone(),
+            mode: SearchMode::Bm25,
+            k: 30,
+            context: 0.0,
+            thread_scope: 0.0,
+            ..SearchQuery::default()
+        };
+        let got = both.search(&query).unwrap();
+        let want = only_a.search(&query).unwrap();
+        assert!(!want.is_empty(), "{q}");
+        assert_eq!(got.len(), want.len(), "{q}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.id, w.id, "{q}");
+            let (gs, ws) = (g.bm25.unwrap(), w.bm25.unwrap());
+            assert!(
+                (gs - ws).abs() <= 1e-4 * ws.abs().max(1.0),
+                "{q}: {gs} != {ws}"
+            );
+        }
+    }
+}
