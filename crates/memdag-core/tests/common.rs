@@ -85,3 +85,31 @@ pub fn v1_image(store: &Store) -> std::collections::BTreeMap<String, Vec<u8>> {
     kv.insert("meta".into(), codec::encode_meta(&store.meta()).unwrap());
     kv
 }
+
+/// SplitMix64 random numbers, with uniform and Gaussian draws: reproducible from a printed
+/// seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits (a plain method: the tests call it as they would an iterator's).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    pub fn gauss(&mut self) -> f32 {
+        let (u, v) = (self.unit().max(1e-7), self.unit());
+        (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos()
+    }
+    pub fn unit_vector(&mut self, dim: usize) -> Vec<f32> {
+        let v: Vec<f32> = (0..dim).map(|_| self.gauss()).collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / n).collect()
+    }
+}

@@ -1,36 +1,15 @@
 //! Vector and hybrid search: HNSW recall against brute force, dimensions, deletions that never
 //! come back, and reload equivalence (the same queries give the same hits after a reload).
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use memdag_core::search::{Fusion, SearchFilter, SearchMode, SearchQuery};
 use memdag_core::{NewTurn, Store};
 use proptest::prelude::*;
 
-/// SplitMix64 random numbers: reproducible from a printed seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn gauss(&mut self) -> f32 {
-        let (u, v) = (self.unit().max(1e-7), self.unit());
-        (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos()
-    }
-    fn unit_vector(&mut self, dim: usize) -> Vec<f32> {
-        let v: Vec<f32> = (0..dim).map(|_| self.gauss()).collect();
-        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        v.into_iter().map(|x| x / n).collect()
-    }
-}
+use common::Rng;
 
 /// `n` unit vectors around `centres` cluster centres, like real embeddings.
 fn clustered(rng: &mut Rng, n: usize, dim: usize, centres: usize) -> Vec<Vec<f32>> {

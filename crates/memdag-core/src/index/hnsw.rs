@@ -190,15 +190,8 @@ impl Hnsw {
     /// Appends a node without linking it; returns its id. Used by insert and by restore.
     /// `inv_norm` is the vector's inverse norm ([`super::distance::inverse_norm`]).
     pub(super) fn push_node(&mut self, key: u64, vector: &[f32], inv_norm: f32, level: u8) -> u32 {
-        let node = self.levels.len() as u32;
         self.vecs.push(vector, inv_norm);
-        self.keys.push(key);
-        self.levels.push(level);
-        self.links0.resize(self.links0.len() + self.m0(), 0);
-        self.len0.push(0);
-        self.upper.push(vec![Vec::new(); level as usize]);
-        self.live += 1;
-        node
+        self.push_unlinked(key, level)
     }
 
     /// Appends a node stored as codes under this graph's steps, without linking it (restore).
@@ -209,8 +202,13 @@ impl Hnsw {
         inv_norm: f32,
         level: u8,
     ) -> u32 {
-        let node = self.levels.len() as u32;
         self.vecs.push_codes(codes, inv_norm);
+        self.push_unlinked(key, level)
+    }
+
+    /// The rest of a node beside its vector, just pushed: its key, level and empty links.
+    fn push_unlinked(&mut self, key: u64, level: u8) -> u32 {
+        let node = self.levels.len() as u32;
         self.keys.push(key);
         self.levels.push(level);
         self.links0.resize(self.links0.len() + self.m0(), 0);
