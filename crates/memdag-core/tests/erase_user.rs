@@ -2,7 +2,11 @@
 //! stored byte and no in-memory index holds that user's text, the other users' memory is
 //! intact, and the DAG is repaired as delete repairs it.
 
+mod common;
+
 use std::collections::BTreeMap;
+
+use common::Rng;
 
 use memdag_core::context::compact_tool_result;
 use memdag_core::tokens::TokenCounter;
@@ -194,14 +198,9 @@ fn after_forgetting_a_user_bm25_is_as_if_they_never_wrote() {
         "patch", "budget", "travel", "lisbon",
     ];
     let text = |i: usize| {
-        let mut x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut rng = Rng(i as u64);
         (0..3 + i % 5)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                WORDS[(x % WORDS.len() as u64) as usize]
-            })
+            .map(|_| WORDS[(rng.next() % WORDS.len() as u64) as usize])
             .collect::<Vec<_>>()
             .join(" ")
     };
