@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX_LINES = 800
 # The workspace's crates from the bottom up; a crate may depend on crates of earlier layers.
 LAYERS = [
-    ["memdag-types"],
+    ["memdag-types", "memdag-alloc"],
     ["memdag-core"],
     ["memdag-wasm", "memdag-component"],
     ["memdag-host"],

@@ -46,9 +46,11 @@ step "cargo clippy + cargo test -p memdag-core --features tiktoken (exact token 
 cargo clippy -p memdag-core --all-targets --features tiktoken -- -D warnings
 cargo test -p memdag-core --features tiktoken --test context_tokens --test recall_budget --test context_check
 
-step "core builds as no_std + alloc for wasm32, and without its language parts (rules, time-text)"
+step "core builds as no_std + alloc for wasm32, and without its language parts (rules, time-text); the wasm allocator's lints"
 cargo build -p memdag-core --no-default-features --target wasm32-unknown-unknown
 cargo clippy -p memdag-core --no-default-features --features std -- -D warnings
+# The allocator's wasm half compiles only for that target (the workspace lints its native half).
+cargo clippy -p memdag-alloc --target wasm32-unknown-unknown -- -D warnings
 
 step "build the WIT component (wasm32-wasip2)"
 scripts/build-component.sh

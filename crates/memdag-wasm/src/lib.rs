@@ -64,4 +64,10 @@ pub mod tools;
 pub mod turn;
 pub mod work;
 
+// The wasm memory grows in steps, not a page at a time (see memdag-alloc): a first open of a
+// 100k-record store spent a third of its time growing it.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[global_allocator]
+static ALLOCATOR: memdag_alloc::Allocator = memdag_alloc::Allocator::new();
+
 pub use memory::Memory;

@@ -1,0 +1,136 @@
+// First open of a large store in a fresh Node process (not a test): what a server or a Worker
+// pays when it opens a memory for the first time, with builds of the package alternated in one
+// run so that their ratio means something on a noisy machine.
+//
+//   node tests/bench/first-open.mjs [--records 100000] [--precision f32|int8] [--rounds 3]
+//        [--data DIR] [--no-build] [--json] [NAME=PKGDIR ...]
+//
+// Builds the benchmark's workload store once with the package in pkg/ (N records of the LoCoMo
+// dev turns replicated, with the clustered 384-d vectors of every other benchmark, as
+// worker-128mb.mjs does) and writes its entries to a temporary file. Then each round starts a
+// fresh `node` for every variant in turn (default: `pkg=pkg/`), which reads the entries and
+// times `Memory.load` twice: `first` (a new wasm instance: cold code, an ungrown memory) and
+// `again` (the same entries in the same instance). Prints the median of each, and each
+// variant's first-open ratio to the first variant's (the median of the per-round ratios).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { defaultData, loadBench, locomo, option, root } from './lib.mjs';
+
+/** Entries as one file: per entry, u32 key length, key, u32 value length, value. */
+function writeEntries(path, entries) {
+  const parts = [];
+  for (const [k, v] of entries) {
+    const key = Buffer.from(k);
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(key.length);
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(v.length);
+    parts.push(head, key, len, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+  }
+  writeFileSync(path, Buffer.concat(parts));
+}
+
+function readEntries(path) {
+  const bytes = readFileSync(path);
+  const entries = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const kl = bytes.readUInt32LE(at);
+    const key = bytes.subarray(at + 4, at + 4 + kl).toString();
+    at += 4 + kl;
+    const vl = bytes.readUInt32LE(at);
+    entries.push([key, new Uint8Array(bytes.subarray(at + 4, at + 4 + vl))]);
+    at += 4 + vl;
+  }
+  return entries;
+}
+
+const args = process.argv.slice(2);
+
+if (args[0] === '--child') {
+  // One measurement in this fresh process: `--child PKGDIR FILE`.
+  const [, pkgDir, file] = args;
+  const { Memory } = await import(pathToFileURL(join(pkgDir, 'index.js')).href);
+  const entries = readEntries(file);
+  const times = [];
+  let records = 0;
+  for (let i = 0; i < 2; i++) {
+    const t = performance.now();
+    const memory = Memory.load(entries);
+    times.push(performance.now() - t);
+    records = memory.len;
+    memory.free();
+  }
+  console.log(JSON.stringify({ first: times[0], again: times[1], records }));
+  process.exit(0);
+}
+
+const records = Number(option(args, '--records', '100000'));
+const precision = option(args, '--precision', 'f32');
+const rounds = Number(option(args, '--rounds', '3'));
+const json = args.includes('--json');
+const variants = args.filter((a) => /^[\w.-]+=/.test(a)).map((a) => {
+  const at = a.indexOf('=');
+  return { name: a.slice(0, at), dir: resolve(a.slice(at + 1)) };
+});
+if (variants.length === 0) variants.push({ name: 'pkg', dir: join(root, 'pkg') });
+
+const bench = loadBench({ build: !args.includes('--no-build') });
+const { turns, questions } = locomo(resolve(option(args, '--data', defaultData)));
+const { Memory } = await import('../../pkg/index.js');
+const DIM = 384;
+const texts = bench.corpus_texts(records, turns, questions);
+const vectors = bench.corpus_vectors(records, 0);
+const started = performance.now();
+const memory = new Memory();
+memory.setVectorSettings({ precision });
+for (let i = 0; i < records; i++) {
+  const embedding = vectors.subarray(i * DIM, (i + 1) * DIM);
+  memory.addTurn({ id: `r${i}`, thread: `t${i % 50}`, user: 'u', createdAt: i, input: texts[i], embedding });
+}
+const entries = memory.snapshot();
+memory.free();
+const dir = mkdtempSync(join(tmpdir(), 'memdag-first-open-'));
+const file = join(dir, 'entries.bin');
+writeEntries(file, entries);
+const bytes = entries.reduce((n, [k, v]) => n + k.length + v.length, 0);
+console.error(`built ${records} records (${precision}) in ${((performance.now() - started) / 1000).toFixed(1)} s: ${entries.length} keys, ${(bytes / 1048576).toFixed(1)} MiB`);
+
+const samples = variants.map(() => ({ first: [], again: [] }));
+for (let round = 0; round < rounds; round++) {
+  variants.forEach((v, i) => {
+    const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', v.dir, file], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+    if (out.records !== records) throw new Error(`${v.name} opened ${out.records} records, not ${records}`);
+    samples[i].first.push(out.first);
+    samples[i].again.push(out.again);
+    console.error(`round ${round + 1} ${v.name}: first ${out.first.toFixed(0)} ms, again ${out.again.toFixed(0)} ms`);
+  });
+}
+rmSync(dir, { recursive: true, force: true });
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+const rows = variants.map((v, i) => ({
+  variant: v.name,
+  records,
+  precision,
+  first_open_ms: median(samples[i].first),
+  again_ms: median(samples[i].again),
+  first_ratio: median(samples[i].first.map((x, r) => x / samples[0].first[r])),
+  first_each_ms: samples[i].first,
+}));
+if (json) {
+  console.log(JSON.stringify(rows));
+} else {
+  console.log(`First open in a fresh Node process (${records} records, ${precision}, ${(bytes / 1048576).toFixed(1)} MiB of entries), median of ${rounds} rounds, variants alternated`);
+  console.log('| variant | first open ms | each | again ms | first vs first variant |');
+  console.log('|---|---:|---|---:|---:|');
+  for (const r of rows) {
+    console.log(`| ${r.variant} | ${r.first_open_ms.toFixed(0)} | ${r.first_each_ms.map((x) => x.toFixed(0)).join(', ')} | ${r.again_ms.toFixed(0)} | ${r.first_ratio.toFixed(2)} |`);
+  }
+}
