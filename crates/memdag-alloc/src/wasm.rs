@@ -12,7 +12,7 @@ use crate::grow_for;
 const PAGE: usize = 64 * 1024;
 
 /// dlmalloc's source of memory: first the free end of the initial memory, which the linker
-/// marks, then `memory.grow`, by [`grow_step`].
+/// marks, then `memory.grow`, by [`crate::grow_step`].
 pub struct SteppedGrowth {
     initial_given: Cell<bool>,
 }
@@ -44,8 +44,9 @@ fn grow(bytes: usize) -> Option<usize> {
     (previous != usize::MAX).then(|| previous * PAGE)
 }
 
-// SAFETY: every region returned is fresh memory from `memory.grow`, owned by dlmalloc from then
-// on; nothing is ever given back (a wasm memory cannot shrink), which the methods below say.
+// SAFETY: every region returned is memory nothing else uses (the initial memory past the linker's
+// heap base, given once, or fresh pages from `memory.grow`), owned by dlmalloc from then on;
+// nothing is ever given back (a wasm memory cannot shrink), which the methods below say.
 unsafe impl dlmalloc::Allocator for SteppedGrowth {
     fn alloc(&self, size: usize) -> (*mut u8, usize, u32) {
         if let Some((base, len)) = self.initial_heap().filter(|&(_, len)| len >= size) {
