@@ -7,11 +7,12 @@
 //
 // Builds the benchmark's workload store once with the package in pkg/ (N records of the LoCoMo
 // dev turns replicated, with the clustered 384-d vectors of every other benchmark, as
-// worker-128mb.mjs does) and writes its entries to a temporary file. Then each round starts a
-// fresh `node` for every variant in turn (default: `pkg=pkg/`), which reads the entries and
-// times `Memory.load` twice: `first` (a new wasm instance: cold code, an ungrown memory) and
-// `again` (the same entries in the same instance). Prints the median of each, and each
-// variant's first-open ratio to the first variant's (the median of the per-round ratios).
+// worker-128mb.mjs does) and writes it to a temporary snapshot file (`exportSnapshot`). Then
+// each round starts a fresh `node` for every variant in turn (default: `pkg=pkg/`), which reads
+// the entries and times `Memory.load` twice: `first` (a new wasm instance: cold code, an
+// ungrown memory) and `again` (the same entries in the same instance). Prints the median of
+// each, and each variant's first-open ratio to the first variant's (the median of the
+// per-round ratios).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,24 +20,15 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultData, loadBench, locomo, option, root } from './lib.mjs';
 
-/** Entries as one file: per entry, u32 key length, key, u32 value length, value. */
-function writeEntries(path, entries) {
-  const parts = [];
-  for (const [k, v] of entries) {
-    const key = Buffer.from(k);
-    const head = Buffer.alloc(4);
-    head.writeUInt32LE(key.length);
-    const len = Buffer.alloc(4);
-    len.writeUInt32LE(v.length);
-    parts.push(head, key, len, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
-  }
-  writeFileSync(path, Buffer.concat(parts));
-}
-
-function readEntries(path) {
+/** The entries of a snapshot file (`Memory.exportSnapshot`: `MDAGEXP1`, then per entry a u32
+ * LE key length, the key, a u32 LE value length and the value). Read here in JS, not with the
+ * package's `decodeExport`: that runs in the wasm, and would grow its memory and warm its code
+ * before the open it is meant to leave cold. */
+function readSnapshot(path) {
   const bytes = readFileSync(path);
+  if (bytes.subarray(0, 8).toString() !== 'MDAGEXP1') throw new Error(`${path} is not a snapshot`);
   const entries = [];
-  let at = 0;
+  let at = 8;
   while (at < bytes.length) {
     const kl = bytes.readUInt32LE(at);
     const key = bytes.subarray(at + 4, at + 4 + kl).toString();
@@ -54,7 +46,7 @@ if (args[0] === '--child') {
   // One measurement in this fresh process: `--child PKGDIR FILE`.
   const [, pkgDir, file] = args;
   const { Memory } = await import(pathToFileURL(join(pkgDir, 'index.js')).href);
-  const entries = readEntries(file);
+  const entries = readSnapshot(file);
   const times = [];
   let records = 0;
   for (let i = 0; i < 2; i++) {
@@ -91,13 +83,13 @@ for (let i = 0; i < records; i++) {
   const embedding = vectors.subarray(i * DIM, (i + 1) * DIM);
   memory.addTurn({ id: `r${i}`, thread: `t${i % 50}`, user: 'u', createdAt: i, input: texts[i], embedding });
 }
-const entries = memory.snapshot();
+const snapshot = memory.exportSnapshot();
 memory.free();
 const dir = mkdtempSync(join(tmpdir(), 'memdag-first-open-'));
-const file = join(dir, 'entries.bin');
-writeEntries(file, entries);
-const bytes = entries.reduce((n, [k, v]) => n + k.length + v.length, 0);
-console.error(`built ${records} records (${precision}) in ${((performance.now() - started) / 1000).toFixed(1)} s: ${entries.length} keys, ${(bytes / 1048576).toFixed(1)} MiB`);
+const file = join(dir, 'store.mdagexp');
+writeFileSync(file, snapshot);
+const bytes = snapshot.length;
+console.error(`built ${records} records (${precision}) in ${((performance.now() - started) / 1000).toFixed(1)} s: a ${(bytes / 1048576).toFixed(1)} MiB snapshot`);
 
 const samples = variants.map(() => ({ first: [], again: [] }));
 for (let round = 0; round < rounds; round++) {
@@ -127,7 +119,7 @@ const rows = variants.map((v, i) => ({
 if (json) {
   console.log(JSON.stringify(rows));
 } else {
-  console.log(`First open in a fresh Node process (${records} records, ${precision}, ${(bytes / 1048576).toFixed(1)} MiB of entries), median of ${rounds} rounds, variants alternated`);
+  console.log(`First open in a fresh Node process (${records} records, ${precision}, a ${(bytes / 1048576).toFixed(1)} MiB snapshot), median of ${rounds} rounds, variants alternated`);
   console.log('| variant | first open ms | each | again ms | first vs first variant |');
   console.log('|---|---:|---|---:|---:|');
   for (const r of rows) {

@@ -9,7 +9,7 @@
 //! of the first open's profile (`dlmalloc::sys::System::alloc` and the garbage collector).
 //! A second open in the same process, with the memory already grown, took a third of the time.
 //!
-//! [`SteppedGrowth`] grows by at least a sixteenth of the memory it has, between 1 and 16 MiB,
+//! `SteppedGrowth` grows by at least a sixteenth of the memory it has, between 1 and 16 MiB,
 //! so reaching 440 MB takes about 70 grows. If a step cannot be had (a capped memory, as in a
 //! 128 MB Worker), it grows by just what is needed, as std does, so nothing that fit before
 //! fails now. Pages grown but not yet used cost no resident memory: the host maps them lazily.
@@ -22,7 +22,8 @@
 //!
 //! Use it from a `cdylib` with
 //! `#[global_allocator] static ALLOC: memdag_alloc::Allocator = memdag_alloc::Allocator::new();`.
-//! On other targets [`Allocator`] is std's `System`.
+//! `Allocator` and `SteppedGrowth` exist on that target only; elsewhere the crate holds just the
+//! growth policy ([`grow_step`], [`grow_for`], tested on every target) and std's allocator stays.
 #![no_std]
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
@@ -30,25 +31,6 @@ mod wasm;
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub use wasm::{Allocator, SteppedGrowth};
-
-/// On targets other than `wasm32-unknown-unknown`, the system allocator.
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-pub struct Allocator;
-
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-impl Allocator {
-    /// The system allocator.
-    pub const fn new() -> Self {
-        Allocator
-    }
-}
-
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-impl Default for Allocator {
-    fn default() -> Self {
-        Self::new()
-    }
-}
 
 /// How many bytes to grow by when `needed` more are wanted and the memory holds `current`:
 /// at least a sixteenth of `current`, clamped to [`MIN_STEP`, `MAX_STEP`], and never less than
