@@ -3,7 +3,8 @@
 //! Format v1 stored every record under its own key (see [`crate::keys`]); v2 packs them into
 //! segments (see [`crate::segment`]). This build reads v1 stores to migrate them on their first
 //! flush, and writes v1 values only in tests and fixtures. Each value is a MessagePack body
-//! (rmp-serde `to_vec_named`, fields by name) in the [`crate::envelope`] of its kind.
+//! (rmp-serde `to_vec_named`, fields by name, read back by [`crate::msgpack`]) in the
+//! [`crate::envelope`] of its kind.
 //!
 //! This module knows value formats only: it imports neither the store nor the search index.
 
@@ -73,7 +74,7 @@ pub fn to_msgpack<T: Serialize>(value: &T) -> Result<Vec<u8>> {
 
 /// A MessagePack value; `key` is named in errors.
 pub fn from_msgpack<T: DeserializeOwned>(key: &str, body: &[u8]) -> Result<T> {
-    rmp_serde::from_slice(body).map_err(|e| Error::CorruptData {
+    crate::msgpack::from_slice(body).map_err(|e| Error::CorruptData {
         key: key.into(),
         reason: format!("undecodable body: {e}"),
     })

@@ -76,6 +76,8 @@ pub mod json;
 #[cfg(feature = "std")]
 pub mod memory;
 #[cfg(feature = "std")]
+pub mod msgpack;
+#[cfg(feature = "std")]
 pub mod part;
 #[cfg(feature = "std")]
 pub mod pipeline;

@@ -192,6 +192,19 @@ proptest! {
         prop_assert_eq!(err.key(), Some(key.as_str()));
     }
 
+    /// The core reads records with its own MessagePack reader (`memdag_core::msgpack`), not
+    /// rmp-serde's: damaged or whole, a record must decode as rmp-serde decoded it.
+    #[test]
+    fn damaged_records_decode_as_rmp_serde_decodes_them(record in arb_record(), at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+        let mut bytes = rmp_serde::to_vec_named(&record).unwrap();
+        prop_assert_eq!(&memdag_core::msgpack::from_slice::<Record>(&bytes).unwrap(), &record);
+        let i = at.index(bytes.len());
+        bytes[i] = byte;
+        let ours = memdag_core::msgpack::from_slice::<Record>(&bytes).ok();
+        let theirs = rmp_serde::from_slice::<Record>(&bytes).ok();
+        prop_assert_eq!(ours, theirs);
+    }
+
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         prop_assert!(decode_record("rec/x", &bytes).is_err());

@@ -273,7 +273,7 @@ impl<'a> SegmentView<'a> {
             return (out, false);
         }
         let count = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize;
-        let mut de = rmp_serde::Deserializer::new(&bytes[5..]);
+        let mut de = crate::msgpack::Reader::new(&bytes[5..]);
         for _ in 0..count {
             match Record::deserialize(&mut de) {
                 Ok(r) => out.push(r),
