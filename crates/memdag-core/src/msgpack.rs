@@ -224,23 +224,17 @@ impl<'de> Reader<'de> {
                 visitor.visit_seq(de::value::SeqDeserializer::new(bytes.iter().copied()))
             }
             Head::Bin(bytes) => visitor.visit_borrowed_bytes(bytes),
-            Head::Array(n) => {
+            head @ (Head::Array(n) | Head::Map(n)) => {
                 self.enter()?;
                 let mut items = Items {
                     reader: self,
                     left: n,
                 };
-                let value = visitor.visit_seq(&mut items)?;
-                items.finish(n)?;
-                Ok(value)
-            }
-            Head::Map(n) => {
-                self.enter()?;
-                let mut items = Items {
-                    reader: self,
-                    left: n,
+                let value = if matches!(head, Head::Map(_)) {
+                    visitor.visit_map(&mut items)?
+                } else {
+                    visitor.visit_seq(&mut items)?
                 };
-                let value = visitor.visit_map(&mut items)?;
                 items.finish(n)?;
                 Ok(value)
             }
@@ -271,15 +265,22 @@ impl Items<'_, '_> {
     }
 }
 
-impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
-    type Error = DecodeError;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+impl<'de> Items<'_, 'de> {
+    /// The next element (of a map: the next key or value), or `None` after the last.
+    fn next<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
         if self.left == 0 {
             return Ok(None);
         }
         self.left -= 1;
         seed.deserialize(&mut *self.reader).map(Some)
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+    type Error = DecodeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        self.next(seed)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -291,11 +292,7 @@ impl<'de> de::MapAccess<'de> for Items<'_, 'de> {
     type Error = DecodeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        seed.deserialize(&mut *self.reader).map(Some)
+        self.next(seed)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
@@ -324,6 +321,19 @@ impl<'de> de::EnumAccess<'de> for Variant<'_, 'de> {
     }
 }
 
+impl Variant<'_, '_> {
+    /// A variant written as its bare name has no value for a newtype, tuple or struct variant.
+    fn require_value(&self, expected: &'static str) -> Result<()> {
+        if self.has_value {
+            return Ok(());
+        }
+        Err(de::Error::invalid_type(
+            de::Unexpected::UnitVariant,
+            &expected,
+        ))
+    }
+}
+
 impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
     type Error = DecodeError;
 
@@ -342,22 +352,12 @@ impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        if !self.has_value {
-            return Err(de::Error::invalid_type(
-                de::Unexpected::UnitVariant,
-                &"newtype variant",
-            ));
-        }
+        self.require_value("newtype variant")?;
         seed.deserialize(self.reader)
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
-        if !self.has_value {
-            return Err(de::Error::invalid_type(
-                de::Unexpected::UnitVariant,
-                &"tuple variant",
-            ));
-        }
+        self.require_value("tuple variant")?;
         self.reader.visit(visitor, true)
     }
 
@@ -366,12 +366,7 @@ impl<'de> de::VariantAccess<'de> for Variant<'_, 'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        if !self.has_value {
-            return Err(de::Error::invalid_type(
-                de::Unexpected::UnitVariant,
-                &"struct variant",
-            ));
-        }
+        self.require_value("struct variant")?;
         self.reader.visit(visitor, true)
     }
 }
