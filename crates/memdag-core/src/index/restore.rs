@@ -25,8 +25,10 @@ use memdag_types::Slot;
 pub trait GraphSource {
     /// The stored level of the node of `seq`, if one is stored.
     fn level(&self, seq: u64) -> Option<u8>;
-    /// Calls `f(layer, linked seq)` for each stored link of the node of `seq`.
-    fn links(&self, seq: u64, f: &mut dyn FnMut(u8, u64));
+    /// Appends `(layer, linked seq)` for each stored link of the node of `seq` to `out`.
+    /// One call a node fills a buffer, rather than a callback a link: the restore's inner loop
+    /// then runs in one function, which a wasm engine optimizes as a whole.
+    fn links(&self, seq: u64, out: &mut Vec<(u8, u64)>);
 }
 
 /// Where a restore finds the stored vectors, by slot.
@@ -121,9 +123,9 @@ impl SearchIndex {
         }
         let h = &mut idx.vectors.hnsw;
         let by_seq = SeqMap::new(restored.iter().map(|&n| (h.keys[n as usize], n)));
-        let mut layers: Vec<Vec<u32>> = Vec::new();
+        let mut linker = Linker::new(h.keys.len());
         for &node in &restored {
-            restore_links(h, node, graph, &by_seq, &mut layers);
+            linker.restore(h, node, graph, &by_seq);
         }
         let mut inserted = Vec::new();
         for (slot, vector) in missing {
@@ -135,35 +137,63 @@ impl SearchIndex {
     }
 }
 
-/// Gives a restored node its stored links to other restored nodes (each layer capped and
-/// without repeats), reusing the `layers` buffers. A call per node, as `restore_slot`.
-#[inline(never)]
-fn restore_links(
-    h: &mut super::hnsw::Hnsw,
-    node: u32,
-    graph: &dyn GraphSource,
-    by_seq: &SeqMap<u32>,
-    layers: &mut Vec<Vec<u32>>,
-) {
-    let m = h.params.m;
-    let level = h.levels[node as usize] as usize;
-    // The layer buffers are kept from node to node: clearing keeps their capacity.
-    if layers.len() <= level {
-        layers.resize(level + 1, Vec::new());
-    }
-    layers.iter_mut().for_each(Vec::clear);
-    graph.links(h.keys[node as usize], &mut |lc, seq| {
-        let cap = if lc == 0 { 2 * m } else { m };
-        if let (Some(ids), Some(x)) = (layers.get_mut(lc as usize), by_seq.get(seq)) {
-            if x != node && ids.len() < cap && !ids.contains(&x) {
-                ids.push(x);
-            }
+/// Gives restored nodes their stored links to other restored nodes, each layer capped and
+/// without repeats. Its buffers are kept from node to node.
+struct Linker {
+    /// The stored links of the node at hand, as `(layer, seq)`.
+    found: Vec<(u8, u64)>,
+    /// The node ids of one layer, as they are kept.
+    ids: Vec<u32>,
+    /// For each node id, the mark of the last layer list that took it: a repeat is seen in
+    /// one step instead of a scan of the list (a layer-0 list holds up to 2·M links).
+    taken: Vec<u64>,
+    /// The mark of the layer list at hand; each list takes a new one.
+    mark: u64,
+}
+
+impl Linker {
+    fn new(nodes: usize) -> Self {
+        Linker {
+            found: Vec::new(),
+            ids: Vec::new(),
+            taken: vec![0; nodes],
+            mark: 0,
         }
-    });
-    for (lc, ids) in layers.iter().take(level + 1).enumerate() {
-        h.set_links(node, lc as u8, ids);
     }
-    h.consider_entry(node);
+
+    /// A call per node, as `restore_slot`, so that the engine optimizes it early.
+    #[inline(never)]
+    fn restore(
+        &mut self,
+        h: &mut super::hnsw::Hnsw,
+        node: u32,
+        graph: &dyn GraphSource,
+        by_seq: &SeqMap<u32>,
+    ) {
+        let m = h.params.m;
+        let level = h.levels[node as usize];
+        self.found.clear();
+        graph.links(h.keys[node as usize], &mut self.found);
+        // The links come layer by layer; a source that mixes them is read layer by layer.
+        for lc in 0..=level {
+            let cap = if lc == 0 { 2 * m } else { m };
+            self.mark += 1;
+            self.ids.clear();
+            for &(layer, seq) in &self.found {
+                if layer != lc || self.ids.len() == cap {
+                    continue;
+                }
+                let Some(x) = by_seq.get(seq) else { continue };
+                let seen = &mut self.taken[x as usize];
+                if x != node && *seen != self.mark {
+                    *seen = self.mark;
+                    self.ids.push(x);
+                }
+            }
+            h.set_links(node, lc, &self.ids);
+        }
+        h.consider_entry(node);
+    }
 }
 
 /// What restoring one record did with its vector.
@@ -247,10 +277,110 @@ impl<V: Copy> SeqMap<V> {
     }
 
     /// The value of `seq`.
+    #[inline]
     pub(crate) fn get(&self, seq: u64) -> Option<V> {
         match self {
             SeqMap::Dense(d) => d.get(usize::try_from(seq).ok()?).copied().flatten(),
             SeqMap::Sparse(m) => m.get(&seq).copied(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::format;
+    use std::string::String;
+    use std::vec;
+
+    fn record(seq: u64) -> Record {
+        Record {
+            id: format!("r{seq}"),
+            seq,
+            thread: "t".into(),
+            user: String::new(),
+            created_at: seq as i64,
+            input: format!("turn {seq}"),
+            output: String::new(),
+            steps: Vec::new(),
+            parents: Vec::new(),
+            tags: Vec::new(),
+            importance: 0.5,
+            compact: None,
+            embedding: None,
+            item: None,
+        }
+    }
+
+    /// A distinct 4-d vector for every slot.
+    struct Vectors(usize);
+
+    impl VectorSource for Vectors {
+        fn count(&self) -> usize {
+            self.0
+        }
+        fn read(&self, slot: Slot, _: &Record, out: &mut Vec<f32>) -> bool {
+            out.extend((0..4).map(|d| 1.0 + (slot as f32 + 1.0) * d as f32));
+            true
+        }
+    }
+
+    /// Stored nodes by sequence number: a level and the links as `(layer, seq)`.
+    struct Graph(HashMap<u64, (u8, Vec<(u8, u64)>)>);
+
+    impl GraphSource for Graph {
+        fn level(&self, seq: u64) -> Option<u8> {
+            self.0.get(&seq).map(|n| n.0)
+        }
+        fn links(&self, seq: u64, out: &mut Vec<(u8, u64)>) {
+            if let Some(n) = self.0.get(&seq) {
+                out.extend_from_slice(&n.1);
+            }
+        }
+    }
+
+    /// A damaged or crafted store's links are cleaned as they are restored: repeats, links
+    /// to itself, to nodes that are not restored and to layers above the node's level are
+    /// dropped, layers given out of order are read by layer, and each layer is capped.
+    #[test]
+    fn restored_links_drop_repeats_self_links_unknown_nodes_and_overflow() {
+        let n = 40u64;
+        let seq = |node: u32| 100 + u64::from(node);
+        let slots: Vec<Option<Record>> = (0..n).map(|i| Some(record(seq(i as u32)))).collect();
+        let mut nodes: HashMap<u64, (u8, Vec<(u8, u64)>)> =
+            (0..n).map(|i| (seq(i as u32), (0, Vec::new()))).collect();
+        // Node 0, at level 1: its layer-1 links come first, then layer 0 with repeats, a
+        // self-link, an unknown sequence number and a link above its level.
+        let mut links = vec![(1, seq(7)), (1, seq(5)), (1, seq(7))];
+        links.extend([
+            (0, seq(3)),
+            (0, seq(3)),
+            (0, seq(0)),
+            (0, 9_999),
+            (0, seq(2)),
+        ]);
+        links.extend([(2, seq(4)), (0, seq(3)), (0, seq(1))]);
+        nodes.insert(seq(0), (1, links));
+        // Node 1: more distinct layer-0 links than a layer holds.
+        let many: Vec<(u8, u64)> = (2..n).map(|i| (0, seq(i as u32))).collect();
+        nodes.insert(seq(1), (0, many));
+        let mut index = SearchIndex::default();
+        let inserted = index.restore(
+            &slots,
+            4,
+            &Vectors(n as usize),
+            &Graph(nodes),
+            InvertedIndex::default(),
+            &mut |_, _| false,
+        );
+        assert!(inserted.is_empty(), "every node is stored");
+        let h = &index.vectors.hnsw;
+        assert_eq!(h.links(0, 0), &[3, 2, 1]);
+        assert_eq!(h.links(0, 1), &[7, 5]);
+        let cap = 2 * h.params.m;
+        assert!(n as usize - 2 > cap, "node 1 offers more links than fit");
+        let kept: Vec<u32> = (2..2 + cap as u32).collect();
+        assert_eq!(h.links(1, 0), kept.as_slice());
+        assert!(h.links(2, 0).is_empty());
     }
 }

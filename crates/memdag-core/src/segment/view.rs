@@ -62,6 +62,10 @@ pub struct TextView<'a> {
 }
 
 impl<'a> TextView<'a> {
+    /// Not inlined into [`SegmentView::parse`]: its loop over the records' entries is the
+    /// chunk's longest, and a wasm engine optimizes a small function called once a chunk
+    /// sooner than the large one around it (see `restore_v2` in [`crate::storage`]).
+    #[inline(never)]
     fn parse(bytes: &'a [u8], records: usize) -> Option<Self> {
         let (&version, rest) = bytes.split_first()?;
         let (&fields, _) = rest.split_first()?;
@@ -240,17 +244,7 @@ impl<'a> SegmentView<'a> {
                 }
             }
         }
-        let mut owned = alloc::vec![false; view.records.len()];
-        let owners = (0..view.vector_count())
-            .map(|i| view.vector_owner(i))
-            .chain((0..view.code_count()).map(|i| view.code_owner(i)));
-        for o in owners {
-            match owned.get_mut(o as usize) {
-                None => return Err(corrupt(key, "a vector names no record")),
-                Some(true) => return Err(corrupt(key, "a record has two vectors")),
-                Some(seen) => *seen = true,
-            }
-        }
+        view.check_owners(key)?;
         if let Some(bytes) = text {
             view.text = Some(
                 TextView::parse(bytes, view.records.len())
@@ -258,6 +252,23 @@ impl<'a> SegmentView<'a> {
             );
         }
         Ok(view)
+    }
+
+    /// Fails unless every vector names a record of the chunk, and no record has two.
+    #[inline(never)]
+    fn check_owners(&self, key: &str) -> Result<()> {
+        let mut owned = alloc::vec![false; self.records.len()];
+        let owners = (0..self.vector_count())
+            .map(|i| self.vector_owner(i))
+            .chain((0..self.code_count()).map(|i| self.code_owner(i)));
+        for o in owners {
+            match owned.get_mut(o as usize) {
+                None => return Err(corrupt(key, "a vector names no record")),
+                Some(true) => return Err(corrupt(key, "a record has two vectors")),
+                Some(seen) => *seen = true,
+            }
+        }
+        Ok(())
     }
 
     /// The records a damaged chunk still yields, read one by one from the start of its
@@ -350,9 +361,10 @@ impl<'a> SegmentView<'a> {
         Ok(())
     }
 
-    /// The links of the node whose layers start at `offset`, layer by layer: calls
-    /// `f(layer, seq)` for each link. Only for offsets given by [`SegmentView::for_each_node`].
-    pub fn node_links(&self, offset: usize, level: u8, mut f: impl FnMut(u8, u64)) {
+    /// The links of the node whose layers start at `offset`, layer by layer: appends
+    /// `(layer, seq)` to `out` for each link. Only for offsets given by
+    /// [`SegmentView::for_each_node`].
+    pub fn node_links(&self, offset: usize, level: u8, out: &mut Vec<(u8, u64)>) {
         let mut r = Reader {
             bytes: self.nodes,
             at: offset,
@@ -360,7 +372,7 @@ impl<'a> SegmentView<'a> {
         for lc in 0..=level {
             let n = r.varint().unwrap_or(0);
             for _ in 0..n {
-                f(lc, r.varint().unwrap_or(0));
+                out.push((lc, r.varint().unwrap_or(0)));
             }
         }
     }

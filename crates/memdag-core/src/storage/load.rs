@@ -21,7 +21,7 @@ use crate::index::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::index::restore::{GraphSource, SeqMap, VectorSource};
 use crate::keys;
 use crate::record::Record;
-use crate::segment::{read_f32s, ChunkBytes, SegmentView};
+use crate::segment::{read_f32s, ChunkBytes, SegmentView, TextView};
 use crate::store::Store;
 use memdag_types::Slot;
 
@@ -74,9 +74,9 @@ impl GraphSource for SegmentGraph<'_> {
         self.nodes.get(seq).map(|(_, level, _)| level)
     }
 
-    fn links(&self, seq: u64, f: &mut dyn FnMut(u8, u64)) {
+    fn links(&self, seq: u64, out: &mut Vec<(u8, u64)>) {
         if let Some((view, level, offset)) = self.nodes.get(seq) {
-            self.views[view as usize].node_links(offset, level, &mut *f);
+            self.views[view as usize].node_links(offset, level, out);
         }
     }
 }
@@ -167,19 +167,7 @@ pub(super) fn restore_v2(
         .map(|&si| commit.segments[si].generation)
         .collect();
     let (chosen, gone_records) = choose_records(&views, &segment_of, &generation_of);
-    // Vectors by (chunk, record index).
-    let mut vector_of: Vec<Vec<u32>> = views
-        .iter()
-        .map(|v| vec![u32::MAX; v.records.len()])
-        .collect();
-    for (vi, v) in views.iter().enumerate() {
-        for i in 0..v.vector_count() {
-            vector_of[vi][v.vector_owner(i) as usize] = i as u32;
-        }
-        for i in 0..v.code_count() {
-            vector_of[vi][v.code_owner(i) as usize] = i as u32 | CODED;
-        }
-    }
+    let vector_of = vector_places(&views);
     // Codes are read under the commit's steps: a store with codes and no steps lost them.
     if commit.steps.is_empty() {
         if let Some(vi) = views.iter().position(|v| v.code_count() > 0) {
@@ -197,33 +185,12 @@ pub(super) fn restore_v2(
             }
         }
     }
-    let mut taken: Vec<Vec<Option<Record>>> = views
-        .iter_mut()
-        .map(|v| {
-            core::mem::take(&mut v.records)
-                .into_iter()
-                .map(Some)
-                .collect()
-        })
-        .collect();
-    let mut records = Vec::with_capacity(chosen.len());
-    let mut record_chunk: Vec<u32> = Vec::with_capacity(chosen.len());
-    let mut homes = Vec::with_capacity(chosen.len());
-    // Each loaded record's vector as (chunk, vector index): vectors are read straight from
-    // the chunks into the vector index, the store's only copy of them.
-    let mut vector_at: Vec<(u32, u32)> = Vec::with_capacity(chosen.len());
-    for &(vi, ri) in &chosen {
-        let (vi, ri) = (vi as usize, ri as usize);
-        let Some(r) = taken[vi][ri].take() else {
-            continue;
-        };
-        records.push(r);
-        record_chunk.push(vi as u32);
-        homes.push(generation_of[vi]);
-        vector_at.push((vi as u32, vector_of[vi][ri]));
-    }
-    drop(taken);
-    drop(vector_of);
+    let Taken {
+        mut records,
+        mut record_chunk,
+        mut homes,
+        mut vector_at,
+    } = take_chosen(&mut views, &chosen, &generation_of, vector_of);
     if let Some(l) = lenient.as_deref_mut() {
         keep_loadable(
             l,
@@ -248,55 +215,11 @@ pub(super) fn restore_v2(
         store.rebuild_item_index();
     }
     restore_uses(&mut store, &views, &generation_of);
-    // Graph nodes: the newest stored form of each sequence number.
-    let mut nodes: Vec<(u64, (u32, u8, usize))> = Vec::new();
-    for (vi, view) in views.iter().enumerate() {
-        let before = nodes.len();
-        let read = view.for_each_node(&chunks[vi].1, |seq, level, offset| {
-            nodes.push((seq, (vi as u32, level, offset)));
-        });
-        match (read, lenient.as_deref_mut()) {
-            (Ok(()), _) => {}
-            (Err(e), None) => return Err(e),
-            // The graph is repaired below: a record whose node is lost gets a new one.
-            (Err(e), Some(l)) => {
-                nodes.truncate(before);
-                let block = l.blocks.get(vi).copied().flatten();
-                l.skip(&chunks[vi].1, block, e.to_string());
-            }
-        }
-    }
     let graph = SegmentGraph {
         views: &views,
-        nodes: SeqMap::new(nodes.iter().copied()),
+        nodes: stored_nodes(&views, &chunks, lenient)?,
     };
-    // Stored text analyses of this build's version: chunk-local term ids become index ids
-    // once per chunk; postings are counted first so each list grows once; then each record's
-    // postings go in without analyzing its text.
-    let usable = |vi: usize| {
-        views[vi]
-            .text
-            .as_ref()
-            .filter(|t| t.version == ANALYSIS_VERSION && t.fields as usize == FIELDS)
-    };
-    let mut text_index = InvertedIndex::default();
-    let term_ids: Vec<Option<Vec<u32>>> = (0..views.len())
-        .map(|vi| usable(vi).map(|t| t.dict.iter().map(|term| text_index.intern(term)).collect()))
-        .collect();
-    let mut term_counts = vec![0u32; text_index.vocabulary()];
-    let mut key_counts = vec![0u32; text_index.vocabulary()];
-    for &(vi, ri) in &chosen {
-        if let (Some(text), Some(ids)) = (usable(vi as usize), &term_ids[vi as usize]) {
-            text.entry(
-                ri as usize,
-                &mut |_, _| {},
-                &mut |id, _| term_counts[ids[id as usize] as usize] += 1,
-                &mut |id, _| key_counts[ids[id as usize] as usize] += 1,
-            );
-        }
-    }
-    text_index.reserve_postings(&term_counts, &key_counts);
-    drop((term_counts, key_counts));
+    let (text_index, term_ids) = text_index_for(&views, &chosen);
     // Buffers of one record's entry, reused for every record.
     let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
     let mut keys: Vec<(u32, u8)> = Vec::new();
@@ -304,7 +227,8 @@ pub(super) fn restore_v2(
         let Some(&(vi, ri)) = chosen.get(slot as usize) else {
             return false;
         };
-        let (Some(text), Some(ids)) = (usable(vi as usize), &term_ids[vi as usize]) else {
+        let (Some(text), Some(ids)) = (usable_text(&views[vi as usize]), &term_ids[vi as usize])
+        else {
             return false;
         };
         let mut lens = [0u32; FIELDS];
@@ -446,6 +370,142 @@ fn retain_by<T>(list: &mut Vec<T>, keep: &[bool]) {
 // it. With every step inlined into one function (85 kB of wasm), V8 spent 317 ms optimizing
 // it during a 10k open (`node --trace-wasm-compilation-times`), on one of this machine's two
 // cores; split, no function of the open takes more than 125 ms to optimize.
+
+/// Each chunk's vectors by record index: the vector's index in the chunk ([`CODED`] set for
+/// codes), `u32::MAX` for none.
+#[inline(never)]
+fn vector_places(views: &[SegmentView]) -> Vec<Vec<u32>> {
+    let mut vector_of: Vec<Vec<u32>> = views
+        .iter()
+        .map(|v| vec![u32::MAX; v.records.len()])
+        .collect();
+    for (vi, v) in views.iter().enumerate() {
+        for i in 0..v.vector_count() {
+            vector_of[vi][v.vector_owner(i) as usize] = i as u32;
+        }
+        for i in 0..v.code_count() {
+            vector_of[vi][v.code_owner(i) as usize] = i as u32 | CODED;
+        }
+    }
+    vector_of
+}
+
+/// The chosen records, taken out of their chunks' views, in order.
+struct Taken {
+    records: Vec<Record>,
+    /// Each record's chunk.
+    record_chunk: Vec<u32>,
+    /// Each record's home: the generation of the segment holding it.
+    homes: Vec<u64>,
+    /// Each record's vector as (chunk, vector index): vectors are read straight from the
+    /// chunks into the vector index, the store's only copy of them.
+    vector_at: Vec<(u32, u32)>,
+}
+
+/// Takes the `chosen` records out of `views`.
+#[inline(never)]
+fn take_chosen(
+    views: &mut [SegmentView],
+    chosen: &[(u32, u32)],
+    generation_of: &[u64],
+    vector_of: Vec<Vec<u32>>,
+) -> Taken {
+    let mut taken: Vec<Vec<Option<Record>>> = views
+        .iter_mut()
+        .map(|v| {
+            core::mem::take(&mut v.records)
+                .into_iter()
+                .map(Some)
+                .collect()
+        })
+        .collect();
+    let mut out = Taken {
+        records: Vec::with_capacity(chosen.len()),
+        record_chunk: Vec::with_capacity(chosen.len()),
+        homes: Vec::with_capacity(chosen.len()),
+        vector_at: Vec::with_capacity(chosen.len()),
+    };
+    for &(vi, ri) in chosen {
+        let (vi, ri) = (vi as usize, ri as usize);
+        let Some(r) = taken[vi][ri].take() else {
+            continue;
+        };
+        out.records.push(r);
+        out.record_chunk.push(vi as u32);
+        out.homes.push(generation_of[vi]);
+        out.vector_at.push((vi as u32, vector_of[vi][ri]));
+    }
+    out
+}
+
+/// The graph nodes of every chunk: the newest stored form of each sequence number. A
+/// salvaging open skips a chunk whose node list is malformed (the graph is repaired later:
+/// a record whose node is lost gets a new one).
+#[inline(never)]
+fn stored_nodes(
+    views: &[SegmentView],
+    chunks: &[(usize, String, ChunkBytes)],
+    mut lenient: Option<&mut Lenient>,
+) -> Result<SeqMap<(u32, u8, usize)>> {
+    let mut nodes: Vec<(u64, (u32, u8, usize))> = Vec::new();
+    for (vi, view) in views.iter().enumerate() {
+        let before = nodes.len();
+        let read = view.for_each_node(&chunks[vi].1, |seq, level, offset| {
+            nodes.push((seq, (vi as u32, level, offset)));
+        });
+        match (read, lenient.as_deref_mut()) {
+            (Ok(()), _) => {}
+            (Err(e), None) => return Err(e),
+            (Err(e), Some(l)) => {
+                nodes.truncate(before);
+                let block = l.blocks.get(vi).copied().flatten();
+                l.skip(&chunks[vi].1, block, e.to_string());
+            }
+        }
+    }
+    Ok(SeqMap::new(nodes.iter().copied()))
+}
+
+/// A chunk's stored text analyses, when they are of this build's version.
+fn usable_text<'v>(view: &'v SegmentView) -> Option<&'v TextView<'v>> {
+    view.text
+        .as_ref()
+        .filter(|t| t.version == ANALYSIS_VERSION && t.fields as usize == FIELDS)
+}
+
+/// The text index the stored analyses fill, with their terms interned and room made for
+/// their postings, and each chunk's local term ids as index ids (`None` for a chunk whose
+/// analyses are not usable). Chunk-local term ids become index ids once per chunk, and
+/// postings are counted first so that each list grows once; then each record's postings go
+/// in without analyzing its text.
+#[inline(never)]
+fn text_index_for(
+    views: &[SegmentView],
+    chosen: &[(u32, u32)],
+) -> (InvertedIndex, Vec<Option<Vec<u32>>>) {
+    let mut text_index = InvertedIndex::default();
+    let term_ids: Vec<Option<Vec<u32>>> = views
+        .iter()
+        .map(|v| {
+            usable_text(v).map(|t| t.dict.iter().map(|term| text_index.intern(term)).collect())
+        })
+        .collect();
+    let mut term_counts = vec![0u32; text_index.vocabulary()];
+    let mut key_counts = vec![0u32; text_index.vocabulary()];
+    for &(vi, ri) in chosen {
+        if let (Some(text), Some(ids)) = (usable_text(&views[vi as usize]), &term_ids[vi as usize])
+        {
+            text.entry(
+                ri as usize,
+                &mut |_, _| {},
+                &mut |id, _| term_counts[ids[id as usize] as usize] += 1,
+                &mut |id, _| key_counts[ids[id as usize] as usize] += 1,
+            );
+        }
+    }
+    text_index.reserve_postings(&term_counts, &key_counts);
+    (text_index, term_ids)
+}
 
 /// The chunk and index of the newest version of every live record, in sequence order, and
 /// the tombstones of deleted records with the generation holding them.

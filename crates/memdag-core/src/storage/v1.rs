@@ -27,12 +27,10 @@ impl GraphSource for V1Graph {
             .map(|n| n.level)
     }
 
-    fn links(&self, seq: u64, f: &mut dyn FnMut(u8, u64)) {
+    fn links(&self, seq: u64, out: &mut Vec<(u8, u64)>) {
         if let Some(n) = self.0.get(&seq) {
             for (lc, layer) in n.links.iter().enumerate() {
-                for &s in layer {
-                    f(lc as u8, s);
-                }
+                out.extend(layer.iter().map(|&s| (lc as u8, s)));
             }
         }
     }
