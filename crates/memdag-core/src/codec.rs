@@ -74,10 +74,15 @@ pub fn to_msgpack<T: Serialize>(value: &T) -> Result<Vec<u8>> {
 
 /// A MessagePack value; `key` is named in errors.
 pub fn from_msgpack<T: DeserializeOwned>(key: &str, body: &[u8]) -> Result<T> {
-    crate::msgpack::from_slice(body).map_err(|e| Error::CorruptData {
+    crate::msgpack::from_slice(body).map_err(|e| undecodable(key, &e))
+}
+
+/// The error of a value stored under `key` whose body does not decode.
+pub(crate) fn undecodable(key: &str, e: &crate::msgpack::DecodeError) -> Error {
+    Error::CorruptData {
         key: key.into(),
         reason: format!("undecodable body: {e}"),
-    })
+    }
 }
 
 fn encode<T: Serialize>(kind: Kind, value: &T) -> Result<Vec<u8>> {

@@ -87,6 +87,13 @@ impl<'de> Reader<'de> {
         }
     }
 
+    /// A reader of `bytes` from byte `at`, inside `depth` levels of arrays and maps: where an
+    /// earlier reader left off (see [`crate::segment`]'s record reader), so that its errors
+    /// name the same byte offsets and its depth limit falls at the same level.
+    pub fn resume(bytes: &'de [u8], at: usize, depth: u16) -> Self {
+        Reader { bytes, at, depth }
+    }
+
     /// How many bytes have been read.
     pub fn position(&self) -> usize {
         self.at

@@ -82,8 +82,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::part::{corrupt, PART_HEADER};
 
+mod records;
 mod view;
 mod write;
+
+pub use records::decode_records;
 
 pub use view::{SegmentView, TextView};
 pub use write::{NodeEntry, RecordText, SegmentWriter, StoredVector};

@@ -165,7 +165,7 @@ impl<'a> SegmentView<'a> {
             let (tag, bytes, next) = next_section(key, body, at)?;
             at = next;
             match tag {
-                RECORDS => view.records = from_msgpack(key, bytes)?,
+                RECORDS => view.records = decode_records(key, bytes)?,
                 VECTORS => {
                     if bytes.len() < 8 {
                         return Err(corrupt(key, "vector block truncated"));
