@@ -3,7 +3,7 @@
 // run so that their ratio means something on a noisy machine.
 //
 //   node tests/bench/first-open.mjs [--records 100000] [--precision f32|int8] [--rounds 3]
-//        [--data DIR] [--no-build] [--json] [NAME=PKGDIR ...]
+//        [--data DIR] [--no-build] [--json] [--store-per-variant] [NAME=PKGDIR ...]
 //
 // Builds the benchmark's workload store once with the package in pkg/ (N records of the LoCoMo
 // dev turns replicated, with the clustered 384-d vectors of every other benchmark, as
@@ -12,7 +12,10 @@
 // the entries and times `Memory.load` twice: `first` (a new wasm instance: cold code, an
 // ungrown memory) and `again` (the same entries in the same instance). Prints the median of
 // each, and each variant's first-open ratio to the first variant's (the median of the
-// per-round ratios).
+// per-round ratios). With --store-per-variant, each variant builds the store with its own
+// package and opens that one: the way to compare builds that write different storage formats
+// (an older build cannot open a newer format, and a newer one reads an older format the old
+// way).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,31 +73,50 @@ const variants = args.filter((a) => /^[\w.-]+=/.test(a)).map((a) => {
 });
 if (variants.length === 0) variants.push({ name: 'pkg', dir: join(root, 'pkg') });
 
+const perVariant = args.includes('--store-per-variant');
 const bench = loadBench({ build: !args.includes('--no-build') });
 const { turns, questions } = locomo(resolve(option(args, '--data', defaultData)));
-const { Memory } = await import('../../pkg/index.js');
 const DIM = 384;
 const texts = bench.corpus_texts(records, turns, questions);
 const vectors = bench.corpus_vectors(records, 0);
-const started = performance.now();
-const memory = new Memory();
-memory.setVectorSettings({ precision });
-for (let i = 0; i < records; i++) {
-  const embedding = vectors.subarray(i * DIM, (i + 1) * DIM);
-  memory.addTurn({ id: `r${i}`, thread: `t${i % 50}`, user: 'u', createdAt: i, input: texts[i], embedding });
-}
-const snapshot = memory.exportSnapshot();
-memory.free();
 const dir = mkdtempSync(join(tmpdir(), 'memdag-first-open-'));
-const file = join(dir, 'store.mdagexp');
-writeFileSync(file, snapshot);
-const bytes = snapshot.length;
-console.error(`built ${records} records (${precision}) in ${((performance.now() - started) / 1000).toFixed(1)} s: a ${(bytes / 1048576).toFixed(1)} MiB snapshot`);
+
+/** Builds the workload store with the package in `pkgDir` and writes its snapshot to `file`;
+ * returns the snapshot's size in bytes. */
+async function buildStore(pkgDir, file) {
+  const { Memory } = await import(pathToFileURL(join(pkgDir, 'index.js')).href);
+  const started = performance.now();
+  const memory = new Memory();
+  memory.setVectorSettings({ precision });
+  for (let i = 0; i < records; i++) {
+    const embedding = vectors.subarray(i * DIM, (i + 1) * DIM);
+    memory.addTurn({ id: `r${i}`, thread: `t${i % 50}`, user: 'u', createdAt: i, input: texts[i], embedding });
+  }
+  const snapshot = memory.exportSnapshot();
+  memory.free();
+  writeFileSync(file, snapshot);
+  console.error(`built ${records} records (${precision}) with ${pkgDir} in ${((performance.now() - started) / 1000).toFixed(1)} s: a ${(snapshot.length / 1048576).toFixed(1)} MiB snapshot`);
+  return snapshot.length;
+}
+
+// One store for all (built with pkg/), or one per variant (built with its own package).
+const files = [];
+let bytes = 0;
+if (perVariant) {
+  for (const [i, v] of variants.entries()) {
+    files.push(join(dir, `store-${i}.mdagexp`));
+    bytes = await buildStore(v.dir, files[i]);
+  }
+} else {
+  const file = join(dir, 'store.mdagexp');
+  bytes = await buildStore(join(root, 'pkg'), file);
+  variants.forEach(() => files.push(file));
+}
 
 const samples = variants.map(() => ({ first: [], again: [] }));
 for (let round = 0; round < rounds; round++) {
   variants.forEach((v, i) => {
-    const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', v.dir, file], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+    const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', v.dir, files[i]], { encoding: 'utf8', maxBuffer: 1 << 20 }));
     if (out.records !== records) throw new Error(`${v.name} opened ${out.records} records, not ${records}`);
     samples[i].first.push(out.first);
     samples[i].again.push(out.again);
@@ -119,7 +141,8 @@ const rows = variants.map((v, i) => ({
 if (json) {
   console.log(JSON.stringify(rows));
 } else {
-  console.log(`First open in a fresh Node process (${records} records, ${precision}, a ${(bytes / 1048576).toFixed(1)} MiB snapshot), median of ${rounds} rounds, variants alternated`);
+  const stores = perVariant ? 'each variant on a store it built' : `a ${(bytes / 1048576).toFixed(1)} MiB snapshot`;
+  console.log(`First open in a fresh Node process (${records} records, ${precision}, ${stores}), median of ${rounds} rounds, variants alternated`);
   console.log('| variant | first open ms | each | again ms | first vs first variant |');
   console.log('|---|---:|---|---:|---:|');
   for (const r of rows) {
