@@ -50,7 +50,16 @@ if [ ! -f "$out" ] || [ "$glue" -nt "$out" ]; then
   step "wasm-opt -O3 ($("$wasm_opt" --version)) into pkg/dist/"
   mkdir -p "$dist"
   # The features rustc enables by default for wasm32-unknown-unknown, and simd128 (above).
-  "$wasm_opt" -O3 --enable-bulk-memory --enable-mutable-globals --enable-sign-ext \
+  # --one-caller-inline-max-function-size: binaryen inlines every function that has one
+  # caller, whatever its size (default -1), which undoes the `#[inline(never)]` the core puts
+  # on the steps of an open (SegmentView::parse took in the record reader, the text view and
+  # the MessagePack decoders: one 22 KB function). V8 optimizes the functions a first open
+  # heats up one after another on a background thread, and optimized code is used from the
+  # next call on: a large function that runs once held up the small per-record ones queued
+  # behind it for 60-90 ms (node --trace-wasm-compilation-times). Small one-caller functions
+  # are still inlined.
+  "$wasm_opt" -O3 --one-caller-inline-max-function-size=100 \
+    --enable-bulk-memory --enable-mutable-globals --enable-sign-ext \
     --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue --enable-simd \
     "$glue" -o "$out.tmp"
   for f in memdag_wasm.js memdag_wasm.d.ts memdag_wasm_bg.wasm.d.ts; do

@@ -84,6 +84,7 @@ impl SearchIndex {
     /// starting from `text` (empty, or with the stored terms interned and room reserved), and
     /// the graph from `graph`, and the vectors, as stored, from `vectors`.
     /// Returns the nodes that had to be inserted anew (their stored form is missing or stale).
+    #[inline(never)]
     pub(crate) fn restore(
         &mut self,
         slots: &[Option<Record>],
@@ -113,7 +114,7 @@ impl SearchIndex {
             let Some(r) = r else { continue };
             let slot = slot as Slot;
             if !stored_text(slot, &mut idx.text) {
-                idx.text.add(slot, r);
+                analyze_anew(&mut idx.text, slot, r);
             }
             match idx.restore_slot(slot, r, &mut vector, vectors, graph) {
                 Restored::Node(node) => restored.push(node),
@@ -127,14 +128,39 @@ impl SearchIndex {
         for &node in &restored {
             linker.restore(h, node, graph, &by_seq);
         }
-        let mut inserted = Vec::new();
-        for (slot, vector) in missing {
-            let seq = slots[slot as usize].as_ref().map_or(0, |r| r.seq);
-            inserted.extend(idx.vectors.add(slot, seq, &vector));
-        }
+        let inserted = insert_missing(&mut idx, slots, missing);
         *self = idx;
         inserted
     }
+}
+
+// The two paths below run only for records stored without their text analysis or their graph
+// node (an older format, or a store that changed its vector settings). Out of line and cold,
+// so that `restore`, which runs in every open, stays small: V8 compiles the functions a first
+// open tiers up one after another in the background, and a large one that runs once delays
+// the per-record functions queued behind it (see `SegmentView::small_section`).
+
+/// Analyzes the text of a record whose stored analysis is missing or stale.
+#[cold]
+#[inline(never)]
+fn analyze_anew(text: &mut InvertedIndex, slot: Slot, r: &Record) {
+    text.add(slot, r);
+}
+
+/// Inserts into the graph the vectors stored without a node; returns their nodes.
+#[cold]
+#[inline(never)]
+fn insert_missing(
+    idx: &mut SearchIndex,
+    slots: &[Option<Record>],
+    missing: Vec<(Slot, Vec<f32>)>,
+) -> Vec<u32> {
+    let mut inserted = Vec::new();
+    for (slot, vector) in missing {
+        let seq = slots[slot as usize].as_ref().map_or(0, |r| r.seq);
+        inserted.extend(idx.vectors.add(slot, seq, &vector));
+    }
+    inserted
 }
 
 /// Gives restored nodes their stored links to other restored nodes, each layer capped and

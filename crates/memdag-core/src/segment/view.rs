@@ -209,16 +209,6 @@ impl<'a> SegmentView<'a> {
                     view.code_norms = &bytes[owners_end..norms_end];
                     view.code_data = &bytes[norms_end..];
                 }
-                GONE_RECORDS => {
-                    let mut r = Reader { bytes, at: 0 };
-                    let bad = || corrupt(key, "tombstones malformed");
-                    let n = r.varint().ok_or_else(bad)?;
-                    for _ in 0..n {
-                        view.gone_records.push(r.varint().ok_or_else(bad)?);
-                    }
-                }
-                BLOBS => view.blobs = from_msgpack(key, bytes)?,
-                GONE_BLOBS => view.gone_blobs = from_msgpack(key, bytes)?,
                 NODES => {
                     let mut r = Reader { bytes, at: 0 };
                     view.node_count = r.varint().ok_or_else(|| corrupt(key, "node count"))?;
@@ -226,18 +216,8 @@ impl<'a> SegmentView<'a> {
                 }
                 TEXT => text = Some(bytes),
                 COMMIT => view.commit = Some(bytes),
-                STATE => view.state = from_msgpack(key, bytes)?,
-                GONE_STATE => view.gone_state = from_msgpack(key, bytes)?,
-                USES => {
-                    let mut r = Reader { bytes, at: 0 };
-                    let bad = || corrupt(key, "use counts malformed");
-                    let n = r.varint().ok_or_else(bad)?;
-                    for _ in 0..n {
-                        let seq = r.varint().ok_or_else(bad)?;
-                        let uses = r.varint().ok_or_else(bad)?;
-                        view.uses
-                            .push((seq, u32::try_from(uses).map_err(|_| bad())?));
-                    }
+                GONE_RECORDS | BLOBS | GONE_BLOBS | STATE | GONE_STATE | USES => {
+                    view.small_section(key, tag, bytes)?
                 }
                 other => {
                     return Err(corrupt(key, &format!("unknown section {other}")));
@@ -252,6 +232,42 @@ impl<'a> SegmentView<'a> {
             );
         }
         Ok(view)
+    }
+
+    /// The sections a chunk has few of, or none: tombstones, blobs, documents, use counts.
+    /// Out of `parse`, whose loop over the sections runs in every open: the MessagePack
+    /// decoders made `parse` a 22 KB function, which V8 spent about 60 ms of background
+    /// compiling on in the first open of 10k records, while the functions that restore the
+    /// vectors and the graph waited behind it in the same queue.
+    #[inline(never)]
+    fn small_section(&mut self, key: &str, tag: u8, bytes: &'a [u8]) -> Result<()> {
+        match tag {
+            GONE_RECORDS => {
+                let mut r = Reader { bytes, at: 0 };
+                let bad = || corrupt(key, "tombstones malformed");
+                let n = r.varint().ok_or_else(bad)?;
+                for _ in 0..n {
+                    self.gone_records.push(r.varint().ok_or_else(bad)?);
+                }
+            }
+            BLOBS => self.blobs = from_msgpack(key, bytes)?,
+            GONE_BLOBS => self.gone_blobs = from_msgpack(key, bytes)?,
+            STATE => self.state = from_msgpack(key, bytes)?,
+            GONE_STATE => self.gone_state = from_msgpack(key, bytes)?,
+            USES => {
+                let mut r = Reader { bytes, at: 0 };
+                let bad = || corrupt(key, "use counts malformed");
+                let n = r.varint().ok_or_else(bad)?;
+                for _ in 0..n {
+                    let seq = r.varint().ok_or_else(bad)?;
+                    let uses = r.varint().ok_or_else(bad)?;
+                    self.uses
+                        .push((seq, u32::try_from(uses).map_err(|_| bad())?));
+                }
+            }
+            other => return Err(corrupt(key, &format!("unknown section {other}"))),
+        }
+        Ok(())
     }
 
     /// Fails unless every vector names a record of the chunk, and no record has two.
