@@ -27,6 +27,43 @@ print_step_times() {
           printf "%7.1f  in all\n", end - t[1] }' "$MEMDAG_STEP_LOG"
 }
 
+# The release settings of the wasm the JS package ships (scripts/build-pkg.sh), for this
+# shell: also those of the benchmark module (scripts/build-bench-wasm.sh), so that the wasm
+# benchmarks measure the code that ships, and the two builds share their dependencies'
+# artifacts. The workspace's release profile stays as it is for the native crates.
+# Built for speed, not size: against opt-level z with wasm-opt -Oz, a cold open in Chromium
+# took 0.90x (10k records) and 0.85x (100k), a second open in the page 0.65x and 0.49x, for
+# 1.38 MB gzip instead of 1.08 MB (tests/bench/browser-ab.mjs, both builds alternated in one
+# run, 2026-12-02). wasm32-unknown-unknown already aborts on panic.
+wasm_release_settings() {
+  export CARGO_PROFILE_RELEASE_LTO=true
+  export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+  export CARGO_PROFILE_RELEASE_OPT_LEVEL=3
+  # Fixed-width SIMD (every browser since 2021-23, Node 16.4+, workerd, Wasmtime): copying
+  # and normalizing vectors on open, and every distance in a search, run four lanes at a
+  # time. Opening a 10k store in Chromium went from 254-276 to 172-202 ms
+  # (tests/bench/browser-bench.mjs).
+  export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128"
+}
+
+# wasm-opt as the JS package runs it: `package_wasm_opt IN OUT`. Needs ensure_node_deps
+# (binaryen from npm, via tests/package.json; Debian's binaryen 108 writes modules that fail to
+# load). The features rustc enables by default for wasm32-unknown-unknown, and simd128.
+# --one-caller-inline-max-function-size: binaryen inlines every function that has one caller,
+# whatever its size (default -1), which undid the `#[inline(never)]` the core puts on the steps
+# of an open (SegmentView::parse took in the record reader, the text view and the MessagePack
+# decoders: one 22 KB function). V8 optimizes the functions a first open heats up one after
+# another on a background thread, and optimized code is used from the next call on: a large
+# function that ran once held up the small per-record ones queued behind it for 60-90 ms
+# (node --trace-wasm-compilation-times). Small one-caller functions are still inlined. A first
+# open of 10k records: 0.90x in Node (first-open.mjs), 0.88x in Chromium (browser-ab.mjs).
+package_wasm_opt() {
+  "$ROOT/tests/node_modules/.bin/wasm-opt" -O3 --one-caller-inline-max-function-size=100 \
+    --enable-bulk-memory --enable-mutable-globals --enable-sign-ext \
+    --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue --enable-simd \
+    "$1" -o "$2"
+}
+
 ensure_rust_targets() {
   step "rustup targets (wasm32-unknown-unknown, wasm32-wasip2)"
   rustup target add wasm32-unknown-unknown wasm32-wasip2 >/dev/null

@@ -4,13 +4,9 @@
 # wasm32-unknown-unknown as scripts/build-pkg.sh builds it, wasm-bindgen, then wasm-opt -O3, raw and gzip -9.
 # Builds twice (about 2 x 3 min); prints one line per build.
 source "$(dirname "$0")/lib.sh"
-export CARGO_PROFILE_RELEASE_LTO=true
-export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
-export CARGO_PROFILE_RELEASE_OPT_LEVEL=3
-export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128"
+wasm_release_settings
 ensure_node_deps
 ensure_wasm_bindgen
-wasm_opt="$ROOT/tests/node_modules/.bin/wasm-opt"
 wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/memdag_wasm.wasm"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -19,9 +15,7 @@ for build in without with; do
   step "cargo build -p memdag-wasm --release ${flags[*]}"
   cargo build -p memdag-wasm --release --target wasm32-unknown-unknown "${flags[@]}"
   wasm-bindgen --target web --out-dir "$out/$build" "$wasm"
-  "$wasm_opt" -O3 --enable-bulk-memory --enable-mutable-globals --enable-sign-ext \
-    --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue --enable-simd \
-    "$out/$build/memdag_wasm_bg.wasm" -o "$out/$build.wasm"
+  package_wasm_opt "$out/$build/memdag_wasm_bg.wasm" "$out/$build.wasm"
   raw=$(stat -c %s "$out/$build.wasm")
   gz=$(gzip -9 -c "$out/$build.wasm" | wc -c)
   echo "language parts $build: $raw bytes raw, $gz bytes gzip -9 (after wasm-opt -O3)" | tee -a "$out/sizes"
