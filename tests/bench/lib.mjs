@@ -19,7 +19,7 @@ export function option(args, name, dflt) {
 /// (scripts/build-bench-wasm.sh: LTO, one codegen unit, opt-level 3, SIMD) unless `build` is
 /// false, and loads the module. Until 2026-12-06 the module was built with the workspace's
 /// release profile (16 codegen units, no LTO), which is not what ships: in one run at 10k
-/// records it opened 1.17x and answered hybrid queries 1.4x slower than the package's settings.
+/// records it opened 1.17x and answered hybrid queries 1.5x slower than the package's settings.
 export function loadBench({ build = true } = {}) {
   const target = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache/memdag-target');
   const out = join(target, 'memdag-bench-wasm');

@@ -24,8 +24,9 @@
 // and workerd), with ratios. Both also time the cipher
 // alone over the image, a call per stored value and a call per 128 KiB block.
 //
-// Builds crates/memdag-bench for wasm32-unknown-unknown (release, +simd128), runs
-// wasm-bindgen --target nodejs (CLI 0.2.130, as pinned), loads it and prints the same table.
+// Builds crates/memdag-bench for wasm32-unknown-unknown with the JS package's release settings
+// (scripts/build-bench-wasm.sh), runs wasm-bindgen --target nodejs (CLI 0.2.130, as pinned),
+// loads it and prints the same table.
 // tests/bench/peers.mjs runs this workload too, side by side with the peer engines.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
