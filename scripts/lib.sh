@@ -46,7 +46,8 @@ wasm_release_settings() {
   export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128"
 }
 
-# wasm-opt as the JS package runs it: `package_wasm_opt IN OUT`. Needs ensure_node_deps
+# wasm-opt as the JS package runs it: `package_wasm_opt IN OUT [FLAG...]` (scripts/
+# pkg-with-names.sh adds -g). Needs ensure_node_deps
 # (binaryen from npm, via tests/package.json; Debian's binaryen 108 writes modules that fail to
 # load). The features rustc enables by default for wasm32-unknown-unknown, and simd128.
 # --one-caller-inline-max-function-size: binaryen inlines every function that has one caller,
@@ -61,7 +62,7 @@ package_wasm_opt() {
   "$ROOT/tests/node_modules/.bin/wasm-opt" -O3 --one-caller-inline-max-function-size=100 \
     --enable-bulk-memory --enable-mutable-globals --enable-sign-ext \
     --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue --enable-simd \
-    "$1" -o "$2"
+    "${@:3}" "$1" -o "$2"
 }
 
 ensure_rust_targets() {

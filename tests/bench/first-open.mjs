@@ -16,6 +16,13 @@
 // package and opens that one: the way to compare builds that write different storage formats
 // (an older build cannot open a newer format, and a newer one reads an older format the old
 // way).
+//
+// --tierup: also opens the store once more per variant under `--trace-wasm-compilation-times`
+// and lists the functions V8 optimized (TurboFan) during the first open, the slowest to
+// optimize first: V8 optimizes them one after another on a background thread, and a function
+// runs unoptimized until its optimized code is ready, so a large function that runs once can
+// hold up the per-record ones behind it. Names need a package that keeps them
+// (scripts/pkg-with-names.sh DIR); otherwise functions are listed by index.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,6 +50,77 @@ function readSnapshot(path) {
   return entries;
 }
 
+const FIRST_OPEN_START = '=== first open: start';
+const FIRST_OPEN_END = '=== first open: end';
+
+/** A child's result: the last line of its output (V8's trace comes before it). */
+const childResult = (out) => JSON.parse(out.trim().split('\n').pop());
+
+/** The names of a wasm module's functions by index, from its `name` section (empty without
+ * one), with Rust's legacy mangling undone and the hash dropped. */
+function functionNames(wasmPath) {
+  const names = new Map();
+  const module = new WebAssembly.Module(readFileSync(wasmPath));
+  const [section] = WebAssembly.Module.customSections(module, 'name');
+  if (!section) return names;
+  const bytes = new Uint8Array(section);
+  let at = 0;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = bytes[at++];
+      value += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return value;
+    }
+  };
+  while (at < bytes.length) {
+    const id = bytes[at++];
+    const size = leb();
+    const end = at + size;
+    if (id === 1) {
+      for (let n = leb(); n > 0; n--) {
+        const index = leb();
+        const len = leb();
+        names.set(index, demangle(new TextDecoder().decode(bytes.subarray(at, at + len))));
+        at += len;
+      }
+    }
+    at = end;
+  }
+  return names;
+}
+
+/** `_ZN4core3fmt5write17h…E` → `core::fmt::write`; the hash is dropped from names already
+ * demangled (as wasm-bindgen leaves most). */
+function demangle(name) {
+  if (!name.startsWith('_ZN')) return name.replace(/::h[0-9a-f]{16}$/, '');
+  const parts = [];
+  let at = 3;
+  while (at < name.length && name[at] !== 'E') {
+    const digits = /^\d+/.exec(name.slice(at));
+    if (!digits) return name;
+    at += digits[0].length;
+    parts.push(name.slice(at, at + Number(digits[0])));
+    at += Number(digits[0]);
+  }
+  if (/^h[0-9a-f]{16}$/.test(parts.at(-1) ?? '')) parts.pop();
+  const escapes = { LT: '<', GT: '>', RF: '&', BP: '*', C: ',', SP: '@', u20: ' ', u27: "'", u5b: '[', u5d: ']', u7b: '{', u7d: '}', u7e: '~' };
+  return parts.join('::').replace(/\$(\w+?)\$/g, (m, e) => escapes[e] ?? m).replace(/\.\./g, '::');
+}
+
+/** The functions V8 optimized with TurboFan during the first open of `file` by the package in
+ * `pkgDir`, in a fresh process: `{ name, ms, bytes }` each, in the order they were done. */
+function tierUp(pkgDir, file) {
+  const out = execFileSync(process.execPath, ['--trace-wasm-compilation-times', new URL(import.meta.url).pathname, '--child', pkgDir, file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const names = functionNames(join(pkgDir, 'dist/memdag_wasm_bg.wasm'));
+  const during = out.slice(out.indexOf(FIRST_OPEN_START), out.indexOf(FIRST_OPEN_END));
+  return [...during.matchAll(/#(\d+) using TurboFan, took (\d+) ms.*?bodysize (\d+)/g)].map((m) => ({
+    name: names.get(Number(m[1])) ?? `function #${m[1]}`,
+    ms: Number(m[2]),
+    bytes: Number(m[3]),
+  }));
+}
+
 const args = process.argv.slice(2);
 
 if (args[0] === '--child') {
@@ -53,9 +131,12 @@ if (args[0] === '--child') {
   const times = [];
   let records = 0;
   for (let i = 0; i < 2; i++) {
+    // Markers for --tierup, which reads V8's trace of this process from stdout.
+    if (i === 0) console.log(FIRST_OPEN_START);
     const t = performance.now();
     const memory = Memory.load(entries);
     times.push(performance.now() - t);
+    if (i === 0) console.log(FIRST_OPEN_END);
     records = memory.len;
     memory.free();
   }
@@ -116,13 +197,14 @@ if (perVariant) {
 const samples = variants.map(() => ({ first: [], again: [] }));
 for (let round = 0; round < rounds; round++) {
   variants.forEach((v, i) => {
-    const out = JSON.parse(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', v.dir, files[i]], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+    const out = childResult(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', v.dir, files[i]], { encoding: 'utf8', maxBuffer: 1 << 20 }));
     if (out.records !== records) throw new Error(`${v.name} opened ${out.records} records, not ${records}`);
     samples[i].first.push(out.first);
     samples[i].again.push(out.again);
     console.error(`round ${round + 1} ${v.name}: first ${out.first.toFixed(0)} ms, again ${out.again.toFixed(0)} ms`);
   });
 }
+const tierups = args.includes('--tierup') ? variants.map((v, i) => tierUp(v.dir, files[i])) : [];
 rmSync(dir, { recursive: true, force: true });
 
 const median = (xs) => {
@@ -138,6 +220,9 @@ const rows = variants.map((v, i) => ({
   first_ratio: median(samples[i].first.map((x, r) => x / samples[0].first[r])),
   first_each_ms: samples[i].first,
 }));
+rows.forEach((r, i) => {
+  if (tierups[i]) r.tierup = tierups[i];
+});
 if (json) {
   console.log(JSON.stringify(rows));
 } else {
@@ -147,5 +232,11 @@ if (json) {
   console.log('|---|---:|---|---:|---:|');
   for (const r of rows) {
     console.log(`| ${r.variant} | ${r.first_open_ms.toFixed(0)} | ${r.first_each_ms.map((x) => x.toFixed(0)).join(', ')} | ${r.again_ms.toFixed(0)} | ${r.first_ratio.toFixed(2)} |`);
+  }
+  for (const r of rows.filter((x) => x.tierup)) {
+    const total = r.tierup.reduce((a, f) => a + f.ms, 0);
+    console.log(`\n${r.variant}: ${r.tierup.length} functions optimized during the first open (--tierup), ${total} ms of TurboFan time on V8's background thread; the slowest:`);
+    console.log('| function | TurboFan ms | body bytes |\n|---|---:|---:|');
+    for (const f of [...r.tierup].sort((a, b) => b.ms - a.ms).slice(0, 12)) console.log(`| ${f.name} | ${f.ms} | ${f.bytes} |`);
   }
 }
