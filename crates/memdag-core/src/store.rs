@@ -241,13 +241,18 @@ impl Store {
     #[cfg(feature = "std")]
     fn build_orders(&mut self) {
         type Runs = BTreeMap<String, Vec<Chrono>>;
+        // A call per record; a thread's or user's first record starts its run out of line,
+        // which keeps `push` small for V8 to optimize early in a first open.
         fn push(runs: &mut Runs, key: &str, chrono: Chrono) {
             match runs.get_mut(key) {
                 Some(run) => run.push(chrono),
-                None => {
-                    runs.insert(key.into(), alloc::vec![chrono]);
-                }
+                None => start(runs, key, chrono),
             }
+        }
+        #[cold]
+        #[inline(never)]
+        fn start(runs: &mut Runs, key: &str, chrono: Chrono) {
+            runs.insert(key.into(), alloc::vec![chrono]);
         }
         let (mut threads, mut users, mut item_users) = (Runs::new(), Runs::new(), Runs::new());
         for (slot, r) in self.slots.iter().enumerate() {
