@@ -10,14 +10,13 @@
 //!   frame = magic b"MDBK" · length n u32 LE · checksum32 of the chunk u32 LE · chunk (n bytes)
 //! ```
 //!
-//! The envelope's checksum still covers the whole part, so a strict open checks each byte
-//! once and trusts the frames. A frame's checksum is [`checksum32`] in every format version
-//! from v5 (v7 changed the envelope's, not the frames'). When the envelope's checksum fails, the frames say which
-//! blocks are damaged: a flipped byte costs the entries of one block (about 60 records of a
+//! The envelope's checksum still covers the whole part, so a strict open checks each byte once and
+//! trusts the frames. A frame's checksum is [`checksum32`] in every format version from v5 (v7
+//! changed the envelope's, not the frames'). When the envelope's checksum fails, the frames say
+//! which blocks are damaged: a flipped byte costs the entries of one block (about 60 records of a
 //! 384-d store), not the store. A frame whose header is damaged is found again by its magic:
-//! [`scan`] looks for the next position where a magic, a length that fits and a matching
-//! checksum line up, so damage to a header costs the blocks it hides, not the rest of the
-//! part.
+//! [`scan`] looks for the next position where a magic, a length that fits and a matching checksum
+//! line up, so damage to a header costs the blocks it hides, not the rest of the part.
 //!
 //! This module knows the frame's bytes only; it depends on the checksum and nothing else.
 

@@ -216,12 +216,7 @@ impl<'a> SegmentView<'a> {
                 }
                 TEXT => text = Some(bytes),
                 COMMIT => view.commit = Some(bytes),
-                GONE_RECORDS | BLOBS | GONE_BLOBS | STATE | GONE_STATE | USES => {
-                    view.small_section(key, tag, bytes)?
-                }
-                other => {
-                    return Err(corrupt(key, &format!("unknown section {other}")));
-                }
+                _ => view.small_section(key, tag, bytes)?,
             }
         }
         view.check_owners(key)?;
@@ -234,11 +229,11 @@ impl<'a> SegmentView<'a> {
         Ok(view)
     }
 
-    /// The sections a chunk has few of, or none: tombstones, blobs, documents, use counts.
-    /// Out of `parse`, whose loop over the sections runs in every open: the MessagePack
-    /// decoders made `parse` a 22 KB function, which V8 spent about 60 ms of background
-    /// compiling on in the first open of 10k records, while the functions that restore the
-    /// vectors and the graph waited behind it in the same queue.
+    /// The sections a chunk has few of, or none: tombstones, blobs, documents, use counts; any
+    /// other tag is an unknown section. Out of `parse`, whose loop over the sections runs in every
+    /// open: the MessagePack decoders made `parse` a 22 KB function, which V8 spent about 60 ms of
+    /// background compiling on in the first open of 10k records, while the functions that restore
+    /// the vectors and the graph waited behind it in the same queue.
     #[inline(never)]
     fn small_section(&mut self, key: &str, tag: u8, bytes: &'a [u8]) -> Result<()> {
         match tag {
