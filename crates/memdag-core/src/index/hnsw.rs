@@ -71,8 +71,9 @@ pub struct Hnsw {
     /// Layer-0 links, `2·M` slots a node; `len0` says how many are used.
     links0: Vec<u32>,
     len0: Vec<u8>,
-    /// Links on layers 1..=level, by node.
-    upper: Vec<Vec<Vec<u32>>>,
+    /// Links on layers 1..=level, of the nodes above layer 0 only (about one in `M`): a list
+    /// header for every node cost 24 bytes a record.
+    upper: hashbrown::HashMap<u32, Vec<Vec<u32>>>,
     pub(super) entry: Option<u32>,
     live: usize,
 }
@@ -149,10 +150,10 @@ impl Hnsw {
             let m0 = self.m0();
             &self.links0[n * m0..n * m0 + self.len0[n] as usize]
         } else {
-            self.upper[n]
-                .get(lc as usize - 1)
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
+            self.upper
+                .get(&node)
+                .and_then(|layers| layers.get(lc as usize - 1))
+                .map_or(&[], Vec::as_slice)
         }
     }
 
@@ -163,18 +164,25 @@ impl Hnsw {
             let k = links.len().min(m0);
             self.links0[n * m0..n * m0 + k].copy_from_slice(&links[..k]);
             self.len0[n] = k as u8;
-        } else if let Some(l) = self.upper[n].get_mut(lc as usize - 1) {
+        } else if let Some(l) = self
+            .upper
+            .get_mut(&node)
+            .and_then(|layers| layers.get_mut(lc as usize - 1))
+        {
             l.clear();
             l.extend_from_slice(links);
         }
     }
 
-    /// Heap bytes of the upper layers' links: a list header per node, and each upper list.
+    /// Heap bytes of the upper layers' links: the map's table, and each upper list.
     pub(super) fn upper_bytes(&self) -> usize {
-        self.upper
-            .iter()
-            .map(|layers| 24 + layers.iter().map(|l| 24 + l.capacity() * 4).sum::<usize>())
-            .sum()
+        let table = self.upper.capacity() * (4 + 24 + 1);
+        table
+            + self
+                .upper
+                .values()
+                .map(|layers| layers.iter().map(|l| 24 + l.capacity() * 4).sum::<usize>())
+                .sum::<usize>()
     }
 
     /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing.
@@ -184,7 +192,6 @@ impl Hnsw {
         self.levels.reserve(nodes);
         self.links0.reserve(nodes * self.m0());
         self.len0.reserve(nodes);
-        self.upper.reserve(nodes);
     }
 
     /// Appends a node without linking it; returns its id. Used by insert and by restore.
@@ -209,11 +216,17 @@ impl Hnsw {
     /// The rest of a node beside its vector, just pushed: its key, level and empty links.
     fn push_unlinked(&mut self, key: u64, level: u8) -> u32 {
         let node = self.levels.len() as u32;
+        super::reserve_eighth(&mut self.keys, 1);
         self.keys.push(key);
+        super::reserve_eighth(&mut self.levels, 1);
         self.levels.push(level);
-        self.links0.resize(self.links0.len() + self.m0(), 0);
+        let links = self.links0.len() + self.m0();
+        super::resize_eighth(&mut self.links0, links, 0);
+        super::reserve_eighth(&mut self.len0, 1);
         self.len0.push(0);
-        self.upper.push(vec![Vec::new(); level as usize]);
+        if level > 0 {
+            self.upper.insert(node, vec![Vec::new(); level as usize]);
+        }
         self.live += 1;
         node
     }

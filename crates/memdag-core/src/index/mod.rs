@@ -54,6 +54,24 @@ use crate::error::Result;
 use crate::record::Record;
 use memdag_types::Slot;
 
+/// Makes room for `more` elements past `v`'s length, growing by at least an eighth of it
+/// rather than doubling. The per-record arrays of a store built by adds (postings, lengths,
+/// links, vectors) otherwise held up to as much spare room as data, about 40% more on
+/// average; copying an eighth more at each growth costs an add little (see issue 28's note).
+pub(crate) fn reserve_eighth<T>(v: &mut Vec<T>, more: usize) {
+    if v.capacity() - v.len() < more {
+        v.reserve_exact(more.max(v.len() / 8).max(4));
+    }
+}
+
+/// Lengthens `v` to `len` with `fill`, growing it as [`reserve_eighth`] does.
+pub(crate) fn resize_eighth<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
+    if len > v.len() {
+        reserve_eighth(v, len - v.len());
+        v.resize(len, fill);
+    }
+}
+
 /// The search indexes of one store.
 #[derive(Debug, Default)]
 pub struct SearchIndex {
@@ -116,9 +134,7 @@ impl SearchIndex {
         if !record.is_item() {
             self.threads.add(slot, record);
         }
-        if self.content.len() <= slot as usize {
-            self.content.resize(slot as usize + 1, 0);
-        }
+        resize_eighth(&mut self.content, slot as usize + 1, 0);
         self.content[slot as usize] = content_hash(record);
     }
 
@@ -196,4 +212,34 @@ fn content_hash(r: &Record) -> u64 {
     h.write(r.input.as_bytes());
     h.write(r.output.as_bytes());
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_grown_an_eighth_at_a_time_keep_little_spare_room() {
+        let mut v: Vec<u64> = Vec::new();
+        let mut grows = 0;
+        for i in 0..100_000u64 {
+            let cap = v.capacity();
+            reserve_eighth(&mut v, 1);
+            v.push(i);
+            grows += usize::from(v.capacity() != cap);
+            assert!(
+                v.capacity() <= v.len() + v.len() / 8 + 4,
+                "{} of {}",
+                v.capacity(),
+                v.len()
+            );
+        }
+        // Logarithmic all the same: about log(100k) / log(1.125) growths.
+        assert!(grows < 120, "{grows}");
+        let mut w: Vec<u8> = vec![1; 10];
+        resize_eighth(&mut w, 5, 0);
+        assert_eq!(w.len(), 10);
+        resize_eighth(&mut w, 20, 7);
+        assert_eq!((w.len(), w[19], w[9]), (20, 7, 1));
+    }
 }

@@ -67,7 +67,10 @@ fn insert_by_doc<P>(list: &mut Vec<P>, posting: P, doc: impl Fn(&P) -> Slot) {
                 list.insert(at, posting);
             }
         }
-        _ => list.push(posting),
+        _ => {
+            super::reserve_eighth(list, 1);
+            list.push(posting)
+        }
     }
 }
 
@@ -302,9 +305,7 @@ impl InvertedIndex {
                 |p| p.doc,
             );
         }
-        if self.doc_len.len() <= slot as usize {
-            self.doc_len.resize(slot as usize + 1, [0; FIELDS]);
-        }
+        super::resize_eighth(&mut self.doc_len, slot as usize + 1, [0; FIELDS]);
         self.doc_len[slot as usize] = len;
         for (total, l) in self.total_len.iter_mut().zip(len) {
             *total += u64::from(l);
@@ -317,9 +318,7 @@ impl InvertedIndex {
                 |p| p.doc,
             );
         }
-        if self.keys_len.len() <= slot as usize {
-            self.keys_len.resize(slot as usize + 1, 0);
-        }
+        super::resize_eighth(&mut self.keys_len, slot as usize + 1, 0);
         self.keys_len[slot as usize] = keys_len;
         self.keys_total += u64::from(keys_len);
     }

@@ -52,6 +52,7 @@ impl ThreadOrder {
             self.order.push(Vec::new());
         }
         let list = &mut self.order[thread as usize];
+        super::reserve_eighth(list, 1);
         let key = (record.created_at, record.seq, slot);
         let at = match list.last() {
             Some(last) if *last > key => list.binary_search(&key).unwrap_or_else(|at| at),
@@ -60,9 +61,7 @@ impl ThreadOrder {
         let prev = at.checked_sub(1).map_or(NONE, |i| list[i].2);
         let next = list.get(at).map_or(NONE, |e| e.2);
         list.insert(at, key);
-        if self.places.len() <= slot as usize {
-            self.places.resize(slot as usize + 1, EMPTY);
-        }
+        super::resize_eighth(&mut self.places, slot as usize + 1, EMPTY);
         self.places[slot as usize] = Place { thread, prev, next };
         if prev != NONE {
             self.places[prev as usize].next = slot;

@@ -160,13 +160,16 @@ impl NodeVectors {
     /// Appends a node's vector of `dim` floats with its inverse norm.
     pub fn push(&mut self, vector: &[f32], inv_norm: f32) {
         self.nodes += 1;
+        super::reserve_eighth(&mut self.inv_norms, 1);
         self.inv_norms.push(inv_norm);
         if self.has_f32() {
+            super::reserve_eighth(&mut self.f32s, vector.len());
             self.f32s.extend_from_slice(vector);
         }
         if self.has_codes() {
             let q = self.quant.as_ref().expect("codes have steps");
             let unit: Vec<f32> = vector.iter().map(|x| x * inv_norm).collect();
+            super::reserve_eighth(&mut self.codes, vector.len());
             let at = self.codes.len();
             q.quantize(&unit, &mut self.codes);
             self.code_inv.push(q.inverse_norm(&self.codes[at..]));
