@@ -36,7 +36,6 @@ pub mod embed;
 pub mod hnsw;
 pub mod items;
 pub mod normalize;
-pub mod plist;
 pub mod postings;
 pub mod quant;
 pub mod restore;

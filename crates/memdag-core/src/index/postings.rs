@@ -1,8 +1,7 @@
 //! The inverted index: term dictionary, postings and field lengths, updated in place.
 //!
 //! Each term has one postings list of `(doc, tf per field)`, sorted by doc (the record's
-//! [`Slot`], which only grows, so an add is an append), kept as columns of 5 bytes a posting
-//! ([`super::plist`]). A delete re-analyzes the deleted record
+//! [`Slot`], which only grows, so an add is an append). A delete re-analyzes the deleted record
 //! and removes its postings, so document frequencies stay exact and nothing needs a rebuild.
 //! Frequencies saturate at 255 per field, which BM25's saturation makes harmless.
 //!
@@ -27,11 +26,17 @@ use std::vec::Vec;
 use super::analyzer::{analyze, analyze_index, stem};
 use super::bm25::{Bm25Params, Bm25Weight, Field, FIELDS};
 use super::derived::derived_keys;
-use super::plist::PostingList;
 use super::stopwords::significant;
 use super::topk::{Scored, TopK};
 use crate::record::Record;
 use memdag_types::Slot;
+
+/// One document's frequencies of one term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting {
+    pub doc: Slot,
+    pub tf: [u8; FIELDS],
+}
 
 /// The version of what [`InvertedIndex::analysis`] computes. Bump it with any change to the
 /// analyzer, the fields or the derived keys: a store keeps the analyses of its records, and on
@@ -100,7 +105,7 @@ pub struct InvertedIndex {
     /// Hashed with hashbrown's default (foldhash), which is cheaper than std's SipHash on
     /// short keys: opening a store interns every term of every stored dictionary.
     terms: hashbrown::HashMap<String, u32>,
-    postings: Vec<PostingList>,
+    postings: Vec<Vec<Posting>>,
     /// Field lengths in terms, by slot; zero for unindexed slots.
     doc_len: Vec<[u32; FIELDS]>,
     total_len: [u64; FIELDS],
@@ -178,7 +183,7 @@ impl InvertedIndex {
     /// [`InvertedIndex::heap_bytes`] by part: the term postings, the derived-key postings, the
     /// dictionary, the per-record lengths, and the query buffers.
     pub fn heap_parts(&self) -> [(&'static str, usize); 5] {
-        let postings: usize = self.postings.iter().map(PostingList::heap_bytes).sum();
+        let postings: usize = self.postings.iter().map(|p| p.capacity() * 8 + 24).sum();
         let keys: usize = self.keys.iter().map(|p| p.capacity() * 8 + 24).sum();
         let terms: usize = self.terms.keys().map(|k| k.capacity() + 40).sum();
         let scratch = self.scratch.try_lock().map_or(0, |s| {
@@ -204,7 +209,7 @@ impl InvertedIndex {
         self.terms.retain(|_, id| {
             let used = !postings[*id as usize].is_empty() || !keys[*id as usize].is_empty();
             if !used {
-                postings[*id as usize] = PostingList::default();
+                postings[*id as usize] = Vec::new();
                 keys[*id as usize] = Vec::new();
             }
             used
@@ -217,7 +222,7 @@ impl InvertedIndex {
             None if intern => {
                 let id = self.postings.len() as u32;
                 self.terms.insert(term.into(), id);
-                self.postings.push(PostingList::default());
+                self.postings.push(Vec::new());
                 self.keys.push(Vec::new());
                 Some(id)
             }
@@ -294,7 +299,11 @@ impl InvertedIndex {
         keys_len: u32,
     ) {
         for &(term, tf) in terms {
-            self.postings[term as usize].insert(slot, tf);
+            insert_by_doc(
+                &mut self.postings[term as usize],
+                Posting { doc: slot, tf },
+                |p| p.doc,
+            );
         }
         super::resize_eighth(&mut self.doc_len, slot as usize + 1, [0; FIELDS]);
         self.doc_len[slot as usize] = len;
@@ -318,7 +327,7 @@ impl InvertedIndex {
     /// so that adding many analyzed records grows each list once.
     pub fn reserve_postings(&mut self, terms: &[u32], keys: &[u32]) {
         for (list, &n) in self.postings.iter_mut().zip(terms) {
-            list.reserve(n as usize);
+            list.reserve_exact(n as usize);
         }
         for (list, &n) in self.keys.iter_mut().zip(keys) {
             list.reserve_exact(n as usize);
@@ -392,11 +401,7 @@ impl InvertedIndex {
                 *len = 0;
             }
         }
-        for (term, slots) in by_term(postings) {
-            if let Some(list) = self.postings.get_mut(term as usize) {
-                list.remove_sorted(&slots);
-            }
-        }
+        drop_postings(&mut self.postings, postings, |p| p.doc);
         drop_postings(&mut self.keys, keys, |p| p.doc);
     }
 
@@ -490,22 +495,22 @@ impl InvertedIndex {
         for &(term, qtf) in &query.terms {
             let list = &self.postings[term as usize];
             let idf = w.idf(list.len()) * qtf;
-            list.for_each(|slot, bits| {
-                let doc = slot as usize;
+            for p in list {
+                let doc = p.doc as usize;
                 let len = &doc_len[doc];
                 // Only field 0 (input) present, with tf < PARTS_TF: the low byte alone.
-                let bits = bits as usize;
+                let bits = u32::from_le_bytes(p.tf) as usize;
                 let part = if use_table && bits < PARTS_TF && (len[0] as usize) < PARTS_LEN {
                     parts[bits * PARTS_LEN + len[0] as usize]
                 } else {
-                    w.tf_part(&(bits as u32).to_le_bytes(), len)
+                    w.tf_part(&p.tf, len)
                 };
                 let a = &mut acc[doc];
                 if !dense && *a == 0.0 {
-                    touched.push(slot);
+                    touched.push(p.doc);
                 }
                 *a += idf * part;
-            });
+            }
         }
         if w.uses_keys() {
             for &(term, qtf) in &query.terms {
@@ -554,8 +559,8 @@ impl InvertedIndex {
         let mut s = 0.0;
         for &(term, qtf) in &query.terms {
             let list = &self.postings[term as usize];
-            if let Some(tf) = list.get(doc) {
-                s += w.idf(list.len()) * qtf * w.tf_part(&tf, len);
+            if let Ok(at) = list.binary_search_by_key(&doc, |p| p.doc) {
+                s += w.idf(list.len()) * qtf * w.tf_part(&list[at].tf, len);
             }
         }
         if w.uses_keys() {
@@ -569,20 +574,6 @@ impl InvertedIndex {
         }
         s
     }
-}
-
-/// The slots of `pairs` (term, slot) by term, each sorted and without repeats.
-fn by_term(mut pairs: Vec<(u32, Slot)>) -> Vec<(u32, Vec<Slot>)> {
-    pairs.sort_unstable();
-    pairs.dedup();
-    let mut out: Vec<(u32, Vec<Slot>)> = Vec::new();
-    for (term, slot) in pairs {
-        match out.last_mut() {
-            Some((t, slots)) if *t == term => slots.push(slot),
-            _ => out.push((term, vec![slot])),
-        }
-    }
-    out
 }
 
 /// Drops the postings of `pairs` (term, slot) from `lists`, one pass over each list touched.
