@@ -176,7 +176,8 @@ impl Hnsw {
 
     /// Heap bytes of the upper layers' links: the map's table, and each upper list.
     pub(super) fn upper_bytes(&self) -> usize {
-        let table = self.upper.capacity() * (4 + 24 + 1);
+        // A bucket holds an entry and a control byte.
+        let table = self.upper.capacity() * (core::mem::size_of::<(u32, Vec<Vec<u32>>)>() + 1);
         table
             + self
                 .upper

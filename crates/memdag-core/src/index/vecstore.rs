@@ -172,6 +172,7 @@ impl NodeVectors {
             super::reserve_eighth(&mut self.codes, vector.len());
             let at = self.codes.len();
             q.quantize(&unit, &mut self.codes);
+            super::reserve_eighth(&mut self.code_inv, 1);
             self.code_inv.push(q.inverse_norm(&self.codes[at..]));
         } else if self.settings.precision.quantizes()
             && self.quant.is_none()
