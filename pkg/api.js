@@ -4,6 +4,7 @@
 // an entry may initialize the module after importing this one.
 import {
   Memory,
+  StoredEntries,
   IndexedDbStorage,
   countTokens,
   checkContext,
@@ -48,7 +49,7 @@ for (const name of Object.getOwnPropertyNames(Memory.prototype)) {
 /** Opens a memory on a storage adapter; see index.d.ts. */
 Memory.open = (options) => PersistentMemory.open(options);
 
-export { Memory, PersistentMemory, GENERATION_KEY, IndexedDbStorage };
+export { Memory, PersistentMemory, GENERATION_KEY, IndexedDbStorage, StoredEntries };
 export { countTokens, checkContext, compactToolResult, tokensExact, embeddingText, recallMatchText, parseDuration, llmSchema };
 export { promptApiComplete, workersAiComplete, openAiComplete } from './llm.js';
 /** The binary snapshot file (`MDAGEXP1`) of stored entries, and back: the core's format. */

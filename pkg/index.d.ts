@@ -211,6 +211,25 @@ export interface Forgotten {
  * for (const [key, value] of mem.takeChanges()) value ? store.set(key, value) : store.delete(key);
  * const again = Memory.load(store);
  */
+/**
+ * Stored entries copied into wasm memory one at a time, for `Memory.loadStored`: a host that
+ * reads its values one by one hands each over as it arrives and can drop its own copy, so an
+ * open does not hold every value twice (in JS and in wasm). `Memory.open` reads this way.
+ */
+export class StoredEntries {
+  constructor();
+  /** Copies one entry in; `null` or `undefined` (a deleted key) is skipped. Any order. Throws
+   * `INVALID_INPUT` for a key that is not a string or a value that is not bytes. */
+  put(key: string, value: Uint8Array | ArrayBuffer | null | undefined): void;
+  /** Entries put, deletions not counted. */
+  readonly len: number;
+  readonly isEmpty: boolean;
+  /** Bytes of the keys and values put, held in wasm memory until an open takes them. */
+  readonly bytes: number;
+  /** Frees the entries without opening them. */
+  free(): void;
+}
+
 export class Memory {
   /** An empty memory. */
   constructor();
@@ -247,6 +266,13 @@ export class Memory {
    * the old keys, damaged ones included. Throws as `verify`; `opened` as in `load`.
    */
   static salvage(entries: Iterable<Entry | Change>, key?: Uint8Array | null, opened?: string[] | null): { memory: Memory; damage: Damage };
+  /**
+   * `load` from entries already copied into wasm memory (see `StoredEntries`), which it
+   * takes: `entries` is empty afterwards, whether the open succeeds or throws.
+   */
+  static loadStored(entries: StoredEntries, key?: Uint8Array | null, opened?: string[] | null): Memory;
+  /** `salvage` from a `StoredEntries`, which it takes as `loadStored` does. */
+  static salvageStored(entries: StoredEntries, key?: Uint8Array | null, opened?: string[] | null): { memory: Memory; damage: Damage };
   /** Whether this memory's stored values are sealed. */
   readonly encrypted: boolean;
   /** Whether its host seals what this memory stores (loaded with `opened`): `takeChanges`

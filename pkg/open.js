@@ -1,7 +1,8 @@
 // Opening a stored memory for PersistentMemory: the encryption key as bytes, the stored entries
-// (read in a bounded number of reads where the adapter says listing is costly), the core loaded
-// from them, and the flush counter kept beside the core's keys.
-import { Memory, headKey } from './dist/memdag_wasm.js';
+// (read in a bounded number of reads where the adapter says listing is costly, and copied into
+// wasm memory as they arrive), the core loaded from them, and the flush counter kept beside the
+// core's keys.
+import { Memory, StoredEntries, headKey } from './dist/memdag_wasm.js';
 import { memdagError } from './errors.js';
 
 /** The storage key of the flush counter. The core ignores keys outside its own prefixes. */
@@ -13,30 +14,91 @@ export const encodeGeneration = (n) => new TextEncoder().encode(String(n));
 /** Codes of the core about stored data (from `keysToRead` while reading): not storage errors. */
 export const DATA_CODES = new Set(['LOCKED', 'CORRUPT_DATA', 'UNSUPPORTED_VERSION']);
 
-/** A core memory from stored entries (opened with `key` when the store is encrypted: by
- * `host`, see seal.js, for the v2 values it can open, by the core for the rest), its segment
- * parts sized for the adapter, with the limits the memory was opened with. With a `host`, the
- * memory's change sets are plain, for the host to seal. */
+/** Whether a failure of `readStore` came from the core, not the adapter: a code about stored
+ * data, a value that is not bytes (`INVALID_INPUT`, as `Memory.load` throws it), or a trap
+ * while copying values into wasm memory (out of memory). The rest are storage errors. */
+export const fromCore = (e) => DATA_CODES.has(e?.code) || e?.code === 'INVALID_INPUT' || e instanceof WebAssembly.RuntimeError;
+
+/** A core memory from stored entries (a `StoredEntries`, or `[key, value]` pairs for a `host`;
+ * opened with `key` when the store is encrypted: by `host`, see seal.js, for the v2 values it
+ * can open, by the core for the rest), its segment parts sized for the adapter, with the
+ * limits the memory was opened with. With a `host`, the memory's change sets are plain, for
+ * the host to seal. */
 export async function loadCore(entries, storage, key, limits, salvaged, host) {
   let opened;
   if (host) ({ entries, opened } = await host.openEntries(entries));
+  const stored = entries instanceof StoredEntries;
   let core;
-  if (salvaged) {
-    const { memory, damage } = Memory.salvage(entries, key, opened);
-    salvaged.damage = damage;
-    core = memory;
-  } else {
-    core = Memory.load(entries, key, opened);
+  try {
+    if (salvaged) {
+      const { memory, damage } = stored ? Memory.salvageStored(entries, key, opened) : Memory.salvage(entries, key, opened);
+      salvaged.damage = damage;
+      core = memory;
+    } else {
+      core = stored ? Memory.loadStored(entries, key, opened) : Memory.load(entries, key, opened);
+    }
+  } finally {
+    // Emptied by the open, whether it succeeded or threw.
+    if (stored) release(entries);
   }
   if (storage.maxValueBytes) core.setPartBytes(storage.maxValueBytes);
   if (limits) core.setLimits(limits);
   return core;
 }
 
-/** Every stored entry of `storage`: listed, or, for `boundedOpen` adapters, `head`, the keys
- * it names and the core's keys ahead of it. It lists instead when there is no readable `head`
- * (a v1 store, or one the core recovers from its segments) or a key ahead exists (a segment
- * newer than `head`: the core must see them all to keep the newest commit). */
+/** Frees a `StoredEntries`. After a trap (out of wasm memory) in a call that borrowed it, it
+ * stays borrowed and cannot be freed; the trap itself is what the caller throws. */
+function release(entries) {
+  try {
+    entries.free();
+  } catch {}
+}
+
+/** Values read at once while opening: the rest wait. Each is copied into wasm memory as it
+ * arrives, so an open holds at most this many values on the JS side (parts are at most 1 MiB,
+ * or the adapter's `maxValueBytes`). */
+export const READS_IN_FLIGHT = 8;
+
+/** Where the values an open reads go: into wasm memory at once (`StoredEntries`), or, for a
+ * `host` that opens sealed values itself (seal.js), into `[key, value]` pairs it opens first. */
+function gather(host) {
+  if (host) {
+    const pairs = [];
+    return { entries: pairs, put: (k, v) => v != null && pairs.push([k, v]), free() {} };
+  }
+  const entries = new StoredEntries();
+  return { entries, put: (k, v) => entries.put(k, v), free: () => release(entries) };
+}
+
+/** Loads `keys` from `storage`, at most READS_IN_FLIGHT at a time, handing each value to
+ * `put` as it arrives. The first failure stops the reads still to start and, once those
+ * under way have settled, is thrown. */
+async function readEach(storage, keys, put) {
+  let next = 0;
+  let failed = false;
+  const reader = async () => {
+    while (!failed && next < keys.length) {
+      const k = keys[next++];
+      try {
+        const value = await storage.load(k);
+        if (!failed) put(k, value);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  const done = await Promise.allSettled(Array.from({ length: Math.min(READS_IN_FLIGHT, keys.length) }, reader));
+  const failure = done.find((d) => d.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
+/** Every stored entry of `storage`, for `loadCore`, and the flush counter beside them:
+ * `{ entries, generation }`. For `boundedOpen` adapters it reads `head`, the keys it names and
+ * the core's keys ahead of it; it lists instead when there is no readable `head` (a v1 store,
+ * or one the core recovers from its segments) or a key ahead exists (a segment newer than
+ * `head`: the core must see them all to keep the newest commit). Values go into wasm memory
+ * as they arrive (see `gather`), so the JS side does not keep them all. */
 export async function readStore(storage, key, host) {
   if (storage.boundedOpen) {
     // The core's key of the commit, read first (asked when the wasm module is running: a
@@ -55,14 +117,32 @@ export async function readStore(storage, key, host) {
       }
     }
     if (plan) {
-      const keys = [...plan.named, GENERATION_KEY, ...plan.ahead];
-      const values = await Promise.all(keys.map((k) => storage.load(k)));
-      if (values.slice(plan.named.length + 1).every((v) => v == null)) {
-        return [[HEAD_KEY, head], ...keys.map((k, i) => [k, values[i]])].filter(([, v]) => v != null);
+      // The flush counter and the keys ahead first: a key ahead means listing instead.
+      const [generation, ...ahead] = await Promise.all([GENERATION_KEY, ...plan.ahead].map((k) => storage.load(k)));
+      if (ahead.every((v) => v == null)) {
+        const into = gather(host);
+        try {
+          into.put(HEAD_KEY, head);
+          await readEach(storage, plan.named, into.put);
+        } catch (e) {
+          into.free();
+          throw e;
+        }
+        return { entries: into.entries, generation: decodeGeneration(generation) };
       }
     }
   }
-  return storage.loadRange('');
+  const listed = await storage.loadRange('');
+  const generation = decodeGeneration(listed.find(([k]) => k === GENERATION_KEY)?.[1]);
+  const into = gather(host);
+  try {
+    // The listing is garbage once this returns, before the core decodes anything.
+    for (const [k, v] of listed) if (k !== GENERATION_KEY) into.put(k, v);
+  } catch (e) {
+    into.free();
+    throw e;
+  }
+  return { entries: into.entries, generation };
 }
 
 /** The raw bytes of an encryption key: a Uint8Array as it is, or an extractable CryptoKey (the

@@ -61,7 +61,7 @@ import { memdagError, storageError } from './errors.js';
 import { EmbedBatcher, completeChecked, turnText } from './host.js';
 import { learnThrough } from './learn.js';
 import { withLock } from './lock.js';
-import { DATA_CODES, GENERATION_KEY, decodeGeneration, encodeGeneration, loadCore, rawKey, readStore } from './open.js';
+import { GENERATION_KEY, decodeGeneration, encodeGeneration, fromCore, loadCore, rawKey, readStore } from './open.js';
 import { hostSealer } from './seal.js';
 import { finish, prepare } from './pipeline.js';
 import { reindex } from './reindex.js';
@@ -145,20 +145,20 @@ export class PersistentMemory extends EventTarget {
     if (storage == null) {
       storage = globalThis.indexedDB ? await IndexedDbStorage.open(`memdag:${name}`) : new MemoryStorage();
     }
-    let entries;
+    let read;
     try {
-      entries = await readStore(storage, key, host);
+      read = await readStore(storage, key, host);
     } catch (e) {
-      if (DATA_CODES.has(e?.code)) throw e;
+      if (fromCore(e)) throw e;
       throw storageError(e, 'open');
     }
     const salvaged = salvage ? {} : null;
-    const core = await loadCore(entries, storage, key, limits, salvaged, host);
+    const core = await loadCore(read.entries, storage, key, limits, salvaged, host);
     const memory = new PersistentMemory(core, storage, { name, embed, complete, autoFlush, limits });
     memory.#key = key;
     memory.#host = host;
     memory.#damage = salvaged?.damage ?? null;
-    memory.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
+    memory.#generation = read.generation;
     memory.#retainAtOpen();
     if (sync && typeof BroadcastChannel === 'function') memory.#listen();
     return memory;
@@ -657,14 +657,14 @@ export class PersistentMemory extends EventTarget {
 
   /** Reloads the durable store and replays the journal on it; returns the ops that failed. */
   async #rebase() {
-    let entries;
+    let read;
     try {
-      entries = await readStore(this.#storage, this.#key, this.#host);
+      read = await readStore(this.#storage, this.#key, this.#host);
     } catch (e) {
-      if (DATA_CODES.has(e?.code)) throw e;
+      if (fromCore(e)) throw e;
       throw storageError(e, 'reload');
     }
-    const fresh = await loadCore(entries, this.#storage, this.#key, this.#limits, null, this.#host);
+    const fresh = await loadCore(read.entries, this.#storage, this.#key, this.#limits, null, this.#host);
     fresh.autoEmbed = !this.#embedder;
     const conflicts = [];
     const kept = [];
@@ -684,7 +684,7 @@ export class PersistentMemory extends EventTarget {
     }
     this.#journal = kept;
     this.#swap(fresh);
-    this.#generation = decodeGeneration(entries.find(([k]) => k === GENERATION_KEY)?.[1]);
+    this.#generation = read.generation;
     return conflicts;
   }
 

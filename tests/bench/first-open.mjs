@@ -3,7 +3,7 @@
 // run so that their ratio means something on a noisy machine.
 //
 //   node tests/bench/first-open.mjs [--records 100000] [--precision f32|int8] [--rounds 3]
-//        [--data DIR] [--no-build] [--json] [--store-per-variant] [NAME=PKGDIR ...]
+//        [--data DIR] [--no-build] [--json] [--store-per-variant] [--from-storage] [NAME=PKGDIR ...]
 //
 // Builds the benchmark's workload store once with the package in pkg/ (N records of the LoCoMo
 // dev turns replicated, with the clustered 384-d vectors of every other benchmark, as
@@ -17,6 +17,12 @@
 // (an older build cannot open a newer format, and a newer one reads an older format the old
 // way).
 //
+// --from-storage: each child opens through `Memory.open` on a storage adapter that reads one
+// file per key when asked (`boundedOpen`, as KeyValueStorage over Workers KV), not from
+// entries it was handed, and also reports the process's peak resident memory during the first
+// open (`maxRSS`, above what it held before) and the wasm memory's size: what an open costs a
+// Worker's isolate, JS copies of the values included.
+//
 // --tierup: also opens the store once more per variant under `--trace-wasm-compilation-times`
 // and lists the functions V8 optimized (TurboFan) during the first open, the slowest to
 // optimize first: V8 optimizes them one after another on a background thread, and a function
@@ -24,7 +30,7 @@
 // hold up the per-record ones behind it. Names need a package that keeps them
 // (scripts/pkg-with-names.sh DIR); otherwise functions are listed by index.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -123,6 +129,62 @@ function tierUp(pkgDir, file) {
 
 const args = process.argv.slice(2);
 
+/** A storage adapter over a directory of one file per key (the key URI-encoded), read when
+ * asked, as a Worker reads Workers KV: `boundedOpen`, so `Memory.open` reads `head` and the keys
+ * it names. Only what an open calls. */
+class FileStorage {
+  constructor(dir) {
+    this.dir = dir;
+  }
+  get boundedOpen() {
+    return true;
+  }
+  async load(key) {
+    try {
+      // A Buffer is a Uint8Array: no copy (Workers KV also hands over its own buffer).
+      return readFileSync(join(this.dir, encodeURIComponent(key)));
+    } catch (e) {
+      if (e.code === 'ENOENT') return undefined;
+      throw e;
+    }
+  }
+  async loadRange(prefix) {
+    return readdirSync(this.dir).map(decodeURIComponent).filter((k) => k.startsWith(prefix)).map((k) => [k, readFileSync(join(this.dir, encodeURIComponent(k)))]);
+  }
+}
+
+/** Writes the entries of a snapshot file into `dir`, a file per key (see `FileStorage`). */
+function writeFiles(file, dir) {
+  mkdirSync(dir, { recursive: true });
+  for (const [k, v] of readSnapshot(file)) writeFileSync(join(dir, encodeURIComponent(k)), v);
+}
+
+if (args[0] === '--child-storage') {
+  // `--child-storage PKGDIR DIR`: Memory.open on FileStorage(DIR), twice; the peak resident
+  // memory the first open added, and the wasm memory's size after it.
+  const [, pkgDir, dir] = args;
+  const { Memory } = await import(pathToFileURL(join(pkgDir, 'index.js')).href);
+  const { initSync } = await import(pathToFileURL(join(pkgDir, 'dist/memdag_wasm.js')).href);
+  const rssBefore = process.memoryUsage().rss;
+  const times = [];
+  let records = 0;
+  let peakKib = 0;
+  let wasmBytes = 0;
+  for (let i = 0; i < 2; i++) {
+    const t = performance.now();
+    const memory = await Memory.open({ name: 'bench', storage: new FileStorage(dir), sync: false });
+    times.push(performance.now() - t);
+    if (i === 0) {
+      peakKib = process.resourceUsage().maxRSS;
+      wasmBytes = initSync().memory.buffer.byteLength;
+    }
+    records = memory.len;
+    await memory.close();
+  }
+  console.log(JSON.stringify({ first: times[0], again: times[1], records, peakAddedBytes: peakKib * 1024 - rssBefore, wasmBytes }));
+  process.exit(0);
+}
+
 if (args[0] === '--child') {
   // One measurement in this fresh process: `--child PKGDIR FILE`.
   const [, pkgDir, file] = args;
@@ -194,14 +256,27 @@ if (perVariant) {
   variants.forEach(() => files.push(file));
 }
 
-const samples = variants.map(() => ({ first: [], again: [] }));
+const fromStorage = args.includes('--from-storage');
+const stored = files.map((file, i) => {
+  if (!fromStorage) return file;
+  const into = join(dir, `files-${i}`);
+  writeFiles(file, into);
+  return into;
+});
+const samples = variants.map(() => ({ first: [], again: [], peak: [], wasm: [] }));
 for (let round = 0; round < rounds; round++) {
   variants.forEach((v, i) => {
-    const out = childResult(execFileSync(process.execPath, [new URL(import.meta.url).pathname, '--child', v.dir, files[i]], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+    const child = fromStorage ? '--child-storage' : '--child';
+    const out = childResult(execFileSync(process.execPath, [new URL(import.meta.url).pathname, child, v.dir, stored[i]], { encoding: 'utf8', maxBuffer: 1 << 20 }));
     if (out.records !== records) throw new Error(`${v.name} opened ${out.records} records, not ${records}`);
     samples[i].first.push(out.first);
     samples[i].again.push(out.again);
-    console.error(`round ${round + 1} ${v.name}: first ${out.first.toFixed(0)} ms, again ${out.again.toFixed(0)} ms`);
+    if (fromStorage) {
+      samples[i].peak.push(out.peakAddedBytes);
+      samples[i].wasm.push(out.wasmBytes);
+    }
+    const memory = fromStorage ? `, peak +${(out.peakAddedBytes / 1048576).toFixed(1)} MiB resident, wasm ${(out.wasmBytes / 1048576).toFixed(1)} MiB` : '';
+    console.error(`round ${round + 1} ${v.name}: first ${out.first.toFixed(0)} ms, again ${out.again.toFixed(0)} ms${memory}`);
   });
 }
 const tierups = args.includes('--tierup') ? variants.map((v, i) => tierUp(v.dir, files[i])) : [];
@@ -219,6 +294,7 @@ const rows = variants.map((v, i) => ({
   again_ms: median(samples[i].again),
   first_ratio: median(samples[i].first.map((x, r) => x / samples[0].first[r])),
   first_each_ms: samples[i].first,
+  ...(fromStorage ? { peak_added_mib: median(samples[i].peak) / 1048576, wasm_mib: median(samples[i].wasm) / 1048576 } : {}),
 }));
 rows.forEach((r, i) => {
   if (tierups[i]) r.tierup = tierups[i];
@@ -228,10 +304,14 @@ if (json) {
 } else {
   const stores = perVariant ? 'each variant on a store it built' : `a ${(bytes / 1048576).toFixed(1)} MiB snapshot`;
   console.log(`First open in a fresh Node process (${records} records, ${precision}, ${stores}), median of ${rounds} rounds, variants alternated`);
-  console.log('| variant | first open ms | each | again ms | first vs first variant |');
-  console.log('|---|---:|---|---:|---:|');
+  const how = fromStorage ? 'Memory.open on a file per key (--from-storage)' : 'Memory.load of the entries';
+  console.log(`(${how})`);
+  const memory = fromStorage ? ' peak resident MiB added | wasm MiB |' : '';
+  console.log(`| variant | first open ms | each | again ms | first vs first variant |${memory}`);
+  console.log(`|---|---:|---|---:|---:|${fromStorage ? '---:|---:|' : ''}`);
   for (const r of rows) {
-    console.log(`| ${r.variant} | ${r.first_open_ms.toFixed(0)} | ${r.first_each_ms.map((x) => x.toFixed(0)).join(', ')} | ${r.again_ms.toFixed(0)} | ${r.first_ratio.toFixed(2)} |`);
+    const m = fromStorage ? ` ${r.peak_added_mib.toFixed(1)} | ${r.wasm_mib.toFixed(1)} |` : '';
+    console.log(`| ${r.variant} | ${r.first_open_ms.toFixed(0)} | ${r.first_each_ms.map((x) => x.toFixed(0)).join(', ')} | ${r.again_ms.toFixed(0)} | ${r.first_ratio.toFixed(2)} |${m}`);
   }
   for (const r of rows.filter((x) => x.tierup)) {
     const total = r.tierup.reduce((a, f) => a + f.ms, 0);

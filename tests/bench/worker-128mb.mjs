@@ -17,9 +17,9 @@
 // 128): past it, an allocation fails and the open or the query fails. Wasm memory only grows,
 // so its size after the run is its peak, rounded up to the allocator's growth step (a sixteenth,
 // at most 16 MiB; under the cap the last steps shrink to what is needed: crates/memdag-alloc).
-// The JS side holds the values read from KV until the open returns; they are printed too
-// (`kv bytes`): the isolate held both at once during the open. --limit-mib 0 runs without a
-// cap, to measure what the open needs.
+// The JS side holds at most the eight values being read at once: `Memory.open` copies each
+// into wasm memory as it arrives (`kv MiB` is the store's size, all of it in wasm memory during
+// the open). --limit-mib 0 runs without a cap, to measure what the open needs.
 //
 // Times are taken in Node around each request (inside a Worker the clock stands still while
 // code runs), so each includes a round trip through miniflare: the `/ping` row is that round

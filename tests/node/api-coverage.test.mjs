@@ -1,6 +1,7 @@
 // Every public name of the JS package is used by a test: the methods and accessors of
-// Memory.prototype and PersistentMemory.prototype, their static methods, and the package's
-// exported free functions, enumerated from the built package at run time.
+// Memory.prototype, PersistentMemory.prototype and StoredEntries.prototype, their static
+// methods, and the package's exported free functions, enumerated from the built package at run
+// time.
 //
 // What "used" means here: a static scan of the test sources, tests/node/*.test.mjs and
 // tests/browser/*.test.mjs (this file excluded, comments stripped), finds
@@ -20,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 
 import * as pkg from '../../pkg/index.js';
 
-const { Memory, PersistentMemory } = pkg;
+const { Memory, PersistentMemory, StoredEntries } = pkg;
 
 /** wasm-bindgen's own helpers on classes and prototypes: not the package's API. */
 const GENERATED = new Set(['__wrap', '__destroy_into_raw', '__unwrap']);
@@ -39,7 +40,7 @@ const isClass = (f) => /^class\b/.test(Function.prototype.toString.call(f));
 /** `[label, name, kind]` for every public name; kind: method, accessor or function. */
 function publicNames() {
   const out = [];
-  for (const [cls, label] of [[Memory, 'Memory'], [PersistentMemory, 'PersistentMemory']]) {
+  for (const [cls, label] of [[Memory, 'Memory'], [PersistentMemory, 'PersistentMemory'], [StoredEntries, 'StoredEntries']]) {
     for (const name of members(cls.prototype)) {
       const d = Object.getOwnPropertyDescriptor(cls.prototype, name);
       out.push([`${label}.prototype.${name}`, name, typeof d.value === 'function' ? 'method' : 'accessor']);

@@ -1,6 +1,6 @@
 // Typed usage of the package, checked by `tsc --noEmit` (tests/node/types.test.mjs) so that
 // pkg/index.d.ts stays usable. Never run.
-import { Memory, type Change, type MemdagError, type MemoryRecord, type NewTurn } from '../../pkg/index.js';
+import { Memory, StoredEntries, type Change, type MemdagError, type MemoryRecord, type NewTurn } from '../../pkg/index.js';
 
 const mem = new Memory();
 const turn: NewTurn = { thread: 't', input: 'hi', createdAt: Date.now(), importance: 0.7 };
@@ -36,6 +36,12 @@ const again: Memory = Memory.load(store);
 Memory.load(again.snapshot());
 Memory.load(changes);
 const sealed: Memory = Memory.load([], new Uint8Array(32));
+const gathered = new StoredEntries();
+for (const [k, v] of again.snapshot()) gathered.put(k, v);
+gathered.put('gone', null);
+const gatheredSize: number = gathered.len + gathered.bytes + (gathered.isEmpty ? 0 : 1);
+const fromStored: Memory = Memory.loadStored(gathered, null, null);
+const salvagedStored: Memory = Memory.salvageStored(new StoredEntries()).memory;
 sealed.setKey(null);
 const isSealed: boolean = sealed.encrypted;
 const named: string[] = Memory.keysToRead(new Uint8Array(), new Uint8Array(32));

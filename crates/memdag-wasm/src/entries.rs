@@ -46,22 +46,29 @@ pub fn snapshot_to_js(entries: Vec<(String, Vec<u8>)>) -> Array {
 pub fn entries_from_js(entries: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
     let mut out = Vec::new();
     for_each_pair(entries, "entries", |key, value| {
-        if value.is_null() || value.is_undefined() {
-            return Ok(());
+        if let Some(bytes) = stored_value(&key, &value)? {
+            out.push((key, bytes));
         }
-        let bytes = if let Some(array) = value.dyn_ref::<Uint8Array>() {
-            array.to_vec()
-        } else if value.is_instance_of::<ArrayBuffer>() {
-            Uint8Array::new(&value).to_vec()
-        } else {
-            return Err(Error::invalid(format!(
-                "entries: value of {key:?} must be a Uint8Array or null"
-            )));
-        };
-        out.push((key, bytes));
         Ok(())
     })?;
     Ok(out)
+}
+
+/// The bytes of one stored value, copied into wasm memory: a `Uint8Array` or an
+/// `ArrayBuffer`, or `None` for `null` and `undefined` (a deleted key). Anything else is
+/// `INVALID_INPUT` naming `key`.
+pub fn stored_value(key: &str, value: &JsValue) -> Result<Option<Vec<u8>>, Error> {
+    if value.is_null() || value.is_undefined() {
+        Ok(None)
+    } else if let Some(array) = value.dyn_ref::<Uint8Array>() {
+        Ok(Some(array.to_vec()))
+    } else if value.is_instance_of::<ArrayBuffer>() {
+        Ok(Some(Uint8Array::new(value).to_vec()))
+    } else {
+        Err(Error::invalid(format!(
+            "entries: value of {key:?} must be a Uint8Array or null"
+        )))
+    }
 }
 
 /// Reads the keys of a change set for `Memory.requeue`. Values are ignored.

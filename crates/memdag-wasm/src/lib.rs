@@ -27,6 +27,7 @@
 //! - [`reindex`]: moving to another embedding model, batch by batch;
 //! - [`storage`]: the IndexedDB storage adapter (`IndexedDbStorage`);
 //! - [`entries`]: change sets and stored entries;
+//! - [`stored`]: stored values handed to wasm one at a time for an open (`StoredEntries`);
 //! - [`key`]: encryption keys, and the keys a host opened itself;
 //! - [`host_key`]: the v2 key a host seals with (`Memory.hostKey`);
 //! - [`clock`]: the host clock, the default of every time a caller leaves out;
@@ -59,6 +60,7 @@ pub mod reindex;
 pub mod salvage;
 pub mod search;
 pub mod storage;
+pub mod stored;
 pub mod timeline;
 pub mod tools;
 pub mod turn;

@@ -17,6 +17,7 @@ use crate::entries::{changes_from_js, changes_to_js, entries_from_js, snapshot_t
 use crate::error::throw;
 use crate::fields::{parse_object, to_plain};
 use crate::key::{cipher_of, opened_of};
+use crate::stored::StoredEntries;
 use crate::turn::added_to_js;
 use crate::turn::{changed_to_js, record_to_js, records_to_js, turn_from_js};
 
@@ -61,14 +62,19 @@ impl Memory {
     /// sealed and opens with `key`, so a plain value the host did not name is refused. The
     /// memory's `takeChanges` then returns plain values, for the host to seal (`hostSeals`).
     pub fn load(entries: JsValue, key: JsValue, opened: JsValue) -> Result<Memory, JsValue> {
-        let cipher = cipher_of(&key)?;
-        let opened = opened_of(&opened, &cipher)?;
-        let entries = entries_from_js(&entries)?;
-        let store = match (cipher, opened) {
-            (Some(c), Some(keys)) => Store::load_host_sealed(entries, c, keys),
-            (cipher, _) => Store::load_with_cipher(entries, cipher),
-        };
-        Ok(Memory::from_store(store.map_err(throw)?))
+        Memory::load_entries(entries_from_js(&entries)?, &key, &opened)
+    }
+
+    /// `load` from entries already copied into wasm memory (see `StoredEntries`), which it
+    /// takes: `entries` is empty afterwards, whether the open succeeds or throws. Throws as
+    /// `load`.
+    #[wasm_bindgen(js_name = loadStored)]
+    pub fn load_stored(
+        entries: &mut StoredEntries,
+        key: JsValue,
+        opened: JsValue,
+    ) -> Result<Memory, JsValue> {
+        Memory::load_entries(entries.take(), &key, &opened)
     }
 
     /// Adds one turn and returns its record. The turn is the core's JSON turn shape (see
@@ -447,5 +453,23 @@ mod tests {
                 Err("INVALID_INPUT")
             );
         }
+    }
+}
+
+impl Memory {
+    /// The memory of stored entries, opened with `key` (and the keys a host opened itself) as
+    /// `Memory.load` says.
+    fn load_entries(
+        entries: Vec<(String, Vec<u8>)>,
+        key: &JsValue,
+        opened: &JsValue,
+    ) -> Result<Memory, JsValue> {
+        let cipher = cipher_of(key)?;
+        let opened = opened_of(opened, &cipher)?;
+        let store = match (cipher, opened) {
+            (Some(c), Some(keys)) => Store::load_host_sealed(entries, c, keys),
+            (cipher, _) => Store::load_with_cipher(entries, cipher),
+        };
+        Ok(Memory::from_store(store.map_err(throw)?))
     }
 }
