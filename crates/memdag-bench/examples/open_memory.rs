@@ -1,0 +1,114 @@
+//! What an open holds (not a test): builds the workload store, writes it as one change set, and
+//! opens it under a counting allocator: the bytes live with the values alone, the peak during
+//! `Store::load`, and what stays once the values are dropped. Native sizes (64-bit pointers);
+//! the wasm build's headers are about half.
+//! `cargo run -p memdag-bench --release --example open_memory -- N [f32|int8]`
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use memdag_bench::workload::{build, Options};
+use memdag_core::index::vecstore::Precision;
+use memdag_core::Store;
+
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(l.size(), Relaxed) + l.size();
+        PEAK.fetch_max(live, Relaxed);
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Relaxed);
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        // Counted as the new block beside the old, as a moving realloc holds both.
+        let live = LIVE.fetch_add(new, Relaxed) + new;
+        PEAK.fetch_max(live, Relaxed);
+        let q = System.realloc(p, l, new);
+        LIVE.fetch_sub(l.size(), Relaxed);
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn mib(b: usize) -> String {
+    format!("{:.1} MiB", b as f64 / 1048576.0)
+}
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100_000);
+    let precision = match std::env::args().nth(2).as_deref() {
+        Some("f32") => Precision::F32,
+        _ => Precision::Int8,
+    };
+    let base: Vec<String> = (0..500)
+        .map(|i| {
+            format!("turn {i}: hiking, the dog Max, a trip to Paris and the budget for item {i}")
+        })
+        .collect();
+    let opts = Options {
+        vector_queries: 0,
+        precision,
+        ..Default::default()
+    };
+    let t0 = std::time::Instant::now();
+    let clock = move || t0.elapsed().as_secs_f64() * 1000.0;
+    let mut built = build(n, &base, &opts, &clock);
+    let entries: Vec<(String, Vec<u8>)> = built
+        .store
+        .take_changes()
+        .unwrap()
+        .into_iter()
+        .filter_map(|c| c.value.map(|v| (c.key, v)))
+        .collect();
+    drop(built);
+    let values: usize = entries.iter().map(|(k, v)| k.len() + v.len()).sum();
+    let before = LIVE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let store = Store::load(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap();
+    let peak = PEAK.load(Relaxed);
+    let with_values = LIVE.load(Relaxed);
+    drop(entries);
+    let after = LIVE.load(Relaxed);
+    let per = |b: usize| b as f64 / n as f64;
+    println!(
+        "{n} records ({precision:?}): values {} ({:.0} B/rec)",
+        mib(values),
+        per(values)
+    );
+    println!(
+        "live before the open (values and the rest): {}",
+        mib(before)
+    );
+    println!(
+        "peak during the open: {} (+{} over before, {:.0} B/rec)",
+        mib(peak),
+        mib(peak - before),
+        per(peak - before)
+    );
+    println!(
+        "after the open, values held: {}; values dropped: {} (the store: {:.0} B/rec)",
+        mib(with_values),
+        mib(after),
+        per(after.saturating_sub(before - values))
+    );
+    println!(
+        "transient above the final store + values: {} ({:.0} B/rec)",
+        mib(peak - with_values),
+        per(peak - with_values)
+    );
+    println!(
+        "search index heap_bytes: {:.0} B/rec",
+        per(store.search_index().heap_bytes())
+    );
+}
