@@ -100,7 +100,7 @@ impl Store {
         let slot = self.insert(record);
         #[cfg(feature = "std")]
         if let Some(r) = self.slots[slot as usize].as_ref() {
-            for node in self.search.add(slot, r, vector.as_deref()) {
+            for node in self.search.add(slot, r, vector.as_deref(), &self.slots) {
                 self.dirty.mark(Touched::Node(node));
             }
         }
@@ -491,7 +491,7 @@ impl Store {
         #[allow(unused_variables)]
         let (slot, record) = self.detach(id)?;
         #[cfg(feature = "std")]
-        if let Some((_, repaired)) = self.search.remove(slot, &record) {
+        if let Some((_, repaired)) = self.search.remove(slot, &record, &self.slots) {
             for node in repaired {
                 self.dirty.mark(Touched::Node(node));
             }

@@ -119,30 +119,43 @@ impl SearchIndex {
 
     /// Indexes the record in `slot`; `vector` is what [`SearchIndex::admit`] returned.
     /// Returns the graph nodes whose links changed.
-    pub(crate) fn add(&mut self, slot: Slot, record: &Record, vector: Option<&[f32]>) -> Vec<u32> {
+    /// `slots` are the store's, the record's among them.
+    pub(crate) fn add(
+        &mut self,
+        slot: Slot,
+        record: &Record,
+        vector: Option<&[f32]>,
+        slots: &[Option<Record>],
+    ) -> Vec<u32> {
         self.text.add(slot, record);
-        self.add_meta(slot, record);
+        self.add_meta(slot, record, slots);
         match vector {
             Some(v) => self.vectors.add(slot, record.seq, v),
             None => Vec::new(),
         }
     }
 
-    /// Indexes what is neither text nor vector: the thread order and the dedup key.
-    pub(crate) fn add_meta(&mut self, slot: Slot, record: &Record) {
+    /// Indexes what is neither text nor vector: the thread order and the dedup key. `slots`
+    /// as in [`SearchIndex::add`].
+    pub(crate) fn add_meta(&mut self, slot: Slot, record: &Record, slots: &[Option<Record>]) {
         // Items belong to no thread, so they neither lend nor borrow thread context.
         if !record.is_item() {
-            self.threads.add(slot, record);
+            self.threads.add(slot, record, &threads::key_in(slots));
         }
         resize_eighth(&mut self.content, slot as usize + 1, 0);
         self.content[slot as usize] = content_hash(record);
     }
 
-    /// Forgets the record that was in `slot`. Returns its graph node, if it had one, and the
-    /// nodes whose links were repaired.
-    pub(crate) fn remove(&mut self, slot: Slot, record: &Record) -> Option<(u32, Vec<u32>)> {
+    /// Forgets the record that was in `slot`; `slots` are the store's (the others' records).
+    /// Returns its graph node, if it had one, and the nodes whose links were repaired.
+    pub(crate) fn remove(
+        &mut self,
+        slot: Slot,
+        record: &Record,
+        slots: &[Option<Record>],
+    ) -> Option<(u32, Vec<u32>)> {
         self.text.remove(slot, record);
-        self.threads.remove(slot, record);
+        self.threads.remove(slot, record, &threads::key_in(slots));
         self.vectors.remove(slot)
     }
 
@@ -152,10 +165,8 @@ impl SearchIndex {
     pub(crate) fn remove_many(&mut self, gone: &[(Slot, Record)]) -> Vec<u32> {
         self.text
             .remove_many(gone.iter().map(|(slot, r)| (*slot, r)));
-        for (slot, r) in gone {
-            self.threads.remove(*slot, r);
-        }
         let slots: Vec<Slot> = gone.iter().map(|(slot, _)| *slot).collect();
+        self.threads.remove_many(slots.iter().copied());
         self.vectors.remove_many(&slots)
     }
 

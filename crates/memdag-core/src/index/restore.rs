@@ -116,7 +116,7 @@ impl SearchIndex {
             if !stored_text(slot, &mut idx.text) {
                 analyze_anew(&mut idx.text, slot, r);
             }
-            match idx.restore_slot(slot, r, &mut vector, vectors, graph) {
+            match idx.restore_slot(slot, r, slots, &mut vector, vectors, graph) {
                 Restored::Node(node) => restored.push(node),
                 Restored::Missing => missing.push((slot, vector.clone())),
                 Restored::NoVector => {}
@@ -240,11 +240,12 @@ impl SearchIndex {
         &mut self,
         slot: Slot,
         r: &Record,
+        slots: &[Option<Record>],
         vector: &mut Vec<f32>,
         vectors: &dyn VectorSource,
         graph: &dyn GraphSource,
     ) -> Restored {
-        self.add_meta(slot, r);
+        self.add_meta(slot, r, slots);
         vector.clear();
         let level = graph.level(r.seq).filter(|&l| l <= 16);
         if let (Some((codes, inv_norm)), Some(level)) = (vectors.codes(slot), level) {

@@ -273,7 +273,7 @@ impl Store {
         let vector = self.search.admit(&mut record)?;
         let slot = self.insert(record);
         if let Some(r) = self.slots[slot as usize].as_ref() {
-            for node in self.search.add(slot, r, vector.as_deref()) {
+            for node in self.search.add(slot, r, vector.as_deref(), &self.slots) {
                 self.dirty.mark(Touched::Node(node));
             }
         }
