@@ -1419,6 +1419,10 @@ export interface StorageAdapter {
   remove(key: string): Promise<void>;
   /** Every entry whose key starts with `prefix` (all for `""`), sorted by key. */
   loadRange(prefix: string): Promise<Entry[]>;
+  /** Optional: what `loadRange` returns, handed to `take` a page at a time (sorted by key,
+   * at most `limit` entries a page). `Memory.open` lists through it when present, copying each
+   * page into wasm memory before the next is read. */
+  loadPages?(prefix: string, take: (page: Entry[]) => void, limit?: number): Promise<void>;
   removeRange(prefix: string): Promise<void>;
   /** Applies a change set in order; all or nothing when `atomic`. */
   saveBatch(changes: Iterable<Change>): Promise<void>;
@@ -1478,8 +1482,9 @@ export class MemoryStorage implements StorageAdapter {
  * }
  */
 export class DurableObjectStorage implements StorageAdapter {
-  /** `beforeCommit` runs inside the transaction after every write was issued (a test hook). */
-  constructor(storage: DurableObjectStorageApi, options?: { beforeCommit?: () => void });
+  /** `beforeCommit` runs inside the transaction after every write was issued (a test hook);
+   * `pageEntries` (default 64) is the most entries `loadPages` lists a call. */
+  constructor(storage: DurableObjectStorageApi, options?: { beforeCommit?: () => void; pageEntries?: number });
   readonly storage: DurableObjectStorageApi;
   readonly atomic: true;
   /** 131072: the largest value Durable Object storage takes. */
@@ -1488,6 +1493,8 @@ export class DurableObjectStorage implements StorageAdapter {
   save(key: string, bytes: Uint8Array): Promise<void>;
   remove(key: string): Promise<void>;
   loadRange(prefix: string): Promise<Entry[]>;
+  /** `loadRange` a page of `limit` (default `pageEntries`) at a time, one `list` call each. */
+  loadPages(prefix: string, take: (page: Entry[]) => void, limit?: number): Promise<void>;
   removeRange(prefix: string): Promise<void>;
   saveBatch(changes: Iterable<Change>): Promise<void>;
   close(): void;
@@ -1499,7 +1506,7 @@ export interface DurableObjectStorageApi {
   put(entries: Record<string, unknown>): Promise<void>;
   put(key: string, value: unknown): Promise<void>;
   delete(keys: string | string[]): Promise<unknown>;
-  list(options?: { prefix?: string }): Promise<Map<string, unknown>>;
+  list(options?: { prefix?: string; limit?: number; startAfter?: string }): Promise<Map<string, unknown>>;
   transaction<T>(closure: (txn: DurableObjectStorageApi) => Promise<T>): Promise<T>;
 }
 

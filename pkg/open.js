@@ -132,12 +132,20 @@ export async function readStore(storage, key, host) {
       }
     }
   }
-  const listed = await storage.loadRange('');
-  const generation = decodeGeneration(listed.find(([k]) => k === GENERATION_KEY)?.[1]);
+  let generation = 0;
   const into = gather(host);
+  const take = (entries) => {
+    for (const [k, v] of entries) {
+      if (k === GENERATION_KEY) generation = decodeGeneration(v);
+      else into.put(k, v);
+    }
+  };
   try {
-    // The listing is garbage once this returns, before the core decodes anything.
-    for (const [k, v] of listed) if (k !== GENERATION_KEY) into.put(k, v);
+    // An adapter that lists a page at a time (Durable Object storage) has each page copied
+    // before it reads the next; a whole listing is garbage once this returns, before the core
+    // decodes anything.
+    if (typeof storage.loadPages === 'function') await storage.loadPages('', take);
+    else take(await storage.loadRange(''));
   } catch (e) {
     into.free();
     throw e;

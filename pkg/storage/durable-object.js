@@ -18,6 +18,8 @@ import { checkBytes } from './memory.js';
 const MAX_KEYS = 128;
 /** The largest value Durable Object storage accepts. */
 const MAX_VALUE_BYTES = 128 * 1024;
+/** Entries a page of `loadPages` holds: at most 8 MiB of values. */
+const PAGE_ENTRIES = 64;
 
 const chunks = (list, n) => Array.from({ length: Math.ceil(list.length / n) }, (_, i) => list.slice(i * n, i * n + n));
 
@@ -26,12 +28,14 @@ const toBytes = (v) => (v instanceof Uint8Array ? v : new Uint8Array(v));
 export class DurableObjectStorage {
   /**
    * @param {object} storage `ctx.storage` of the Durable Object.
-   * @param {{ beforeCommit?: () => void }} [options] `beforeCommit` runs inside the
-   *   transaction after every write was issued (the test suite injects a failure there).
+   * @param {{ beforeCommit?: () => void, pageEntries?: number }} [options] `beforeCommit` runs
+   *   inside the transaction after every write was issued (the test suite injects a failure
+   *   there); `pageEntries` (default 64) is the most entries `loadPages` lists a call.
    */
-  constructor(storage, { beforeCommit } = {}) {
+  constructor(storage, { beforeCommit, pageEntries = PAGE_ENTRIES } = {}) {
     this.storage = storage;
     this.beforeCommit = beforeCommit;
+    this.pageEntries = pageEntries;
   }
 
   /** True: a batch commits entirely or not at all. */
@@ -60,6 +64,21 @@ export class DurableObjectStorage {
   async loadRange(prefix) {
     const found = await this.storage.list({ prefix });
     return [...found].map(([k, v]) => [k, toBytes(v)]);
+  }
+
+  /** Every entry under `prefix`, sorted by key, handed to `take(entries)` a page of at most
+   * `limit` at a time (one `list` call each): `Memory.open` copies each page into wasm memory
+   * before it reads the next, so a large store is never held in JS whole (a page is at most
+   * `limit` values of 128 KiB). */
+  async loadPages(prefix, take, limit = this.pageEntries) {
+    let startAfter;
+    for (;;) {
+      const found = await this.storage.list(startAfter === undefined ? { prefix, limit } : { prefix, limit, startAfter });
+      const page = [...found].map(([k, v]) => [k, toBytes(v)]);
+      if (page.length > 0) take(page);
+      if (page.length < limit) return;
+      startAfter = page[page.length - 1][0];
+    }
   }
 
   async removeRange(prefix) {
