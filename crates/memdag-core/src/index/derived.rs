@@ -59,20 +59,8 @@ mod tests {
     #[test]
     fn keys_hold_user_and_date_but_no_date_when_unset() {
         let mut r = Record {
-            id: "a".into(),
-            seq: 0,
-            thread: "t".into(),
             user: "ada".into(),
-            created_at: 0,
-            input: String::new(),
-            output: String::new(),
-            steps: Vec::new(),
-            parents: Vec::new(),
-            tags: Vec::new(),
-            importance: 0.5,
-            compact: None,
-            embedding: None,
-            item: None,
+            ..crate::index::test_record(0)
         };
         assert_eq!(derived_keys(&r), "ada");
         r.created_at = 1_683_554_160_000;

@@ -72,6 +72,28 @@ pub(crate) fn resize_eighth<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
     }
 }
 
+/// A plain turn for tests: id `r{seq}`, thread `t`, no user, created at `seq`, input
+/// `turn {seq}`; struct update syntax changes the rest.
+#[cfg(test)]
+pub(crate) fn test_record(seq: u64) -> Record {
+    Record {
+        id: std::format!("r{seq}"),
+        seq,
+        thread: "t".into(),
+        user: std::string::String::new(),
+        created_at: seq as i64,
+        input: std::format!("turn {seq}"),
+        output: std::string::String::new(),
+        steps: Vec::new(),
+        parents: Vec::new(),
+        tags: Vec::new(),
+        importance: 0.5,
+        compact: None,
+        embedding: None,
+        item: None,
+    }
+}
+
 /// The search indexes of one store.
 #[derive(Debug, Default)]
 pub struct SearchIndex {

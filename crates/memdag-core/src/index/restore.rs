@@ -316,28 +316,9 @@ impl<V: Copy> SeqMap<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::format;
-    use std::string::String;
     use std::vec;
 
-    fn record(seq: u64) -> Record {
-        Record {
-            id: format!("r{seq}"),
-            seq,
-            thread: "t".into(),
-            user: String::new(),
-            created_at: seq as i64,
-            input: format!("turn {seq}"),
-            output: String::new(),
-            steps: Vec::new(),
-            parents: Vec::new(),
-            tags: Vec::new(),
-            importance: 0.5,
-            compact: None,
-            embedding: None,
-            item: None,
-        }
-    }
+    use crate::index::test_record as record;
 
     /// A distinct 4-d vector for every slot.
     struct Vectors(usize);

@@ -223,25 +223,14 @@ mod tests {
         let mut slots: Vec<Option<Record>> = Vec::new();
         for seq in 0..600u64 {
             let record = Record {
-                id: format!("r{seq}"),
-                seq,
                 thread: format!("t{}", next(3)),
-                user: String::new(),
                 // Mostly in order, a third out of order, some at the same time.
                 created_at: if next(3) == 0 {
                     next(500) as i64
                 } else {
                     seq as i64
                 },
-                input: String::new(),
-                output: String::new(),
-                steps: Vec::new(),
-                parents: Vec::new(),
-                tags: Vec::new(),
-                importance: 0.5,
-                compact: None,
-                embedding: None,
-                item: None,
+                ..crate::index::test_record(seq)
             };
             slots.push(Some(record));
             let slot = seq as Slot;

@@ -119,20 +119,8 @@ mod tests {
 
     fn rec(input: &str) -> Record {
         Record {
-            id: "a".into(),
-            seq: 0,
-            thread: "t".into(),
-            user: String::new(),
-            created_at: 0,
             input: input.into(),
-            output: String::new(),
-            steps: Vec::new(),
-            parents: Vec::new(),
-            tags: Vec::new(),
-            importance: 0.5,
-            compact: None,
-            embedding: None,
-            item: None,
+            ..crate::index::test_record(0)
         }
     }
 
