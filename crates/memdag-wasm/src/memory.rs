@@ -423,6 +423,24 @@ fn count_of(name: &str, n: Option<f64>) -> Result<usize, Error> {
     }
 }
 
+impl Memory {
+    /// The memory of stored entries, opened with `key` (and the keys a host opened itself) as
+    /// `Memory.load` says.
+    fn load_entries(
+        entries: Vec<(String, Vec<u8>)>,
+        key: &JsValue,
+        opened: &JsValue,
+    ) -> Result<Memory, JsValue> {
+        let cipher = cipher_of(key)?;
+        let opened = opened_of(opened, &cipher)?;
+        let store = match (cipher, opened) {
+            (Some(c), Some(keys)) => Store::load_host_sealed(entries, c, keys),
+            (cipher, _) => Store::load_with_cipher(entries, cipher),
+        };
+        Ok(Memory::from_store(store.map_err(throw)?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -453,23 +471,5 @@ mod tests {
                 Err("INVALID_INPUT")
             );
         }
-    }
-}
-
-impl Memory {
-    /// The memory of stored entries, opened with `key` (and the keys a host opened itself) as
-    /// `Memory.load` says.
-    fn load_entries(
-        entries: Vec<(String, Vec<u8>)>,
-        key: &JsValue,
-        opened: &JsValue,
-    ) -> Result<Memory, JsValue> {
-        let cipher = cipher_of(key)?;
-        let opened = opened_of(opened, &cipher)?;
-        let store = match (cipher, opened) {
-            (Some(c), Some(keys)) => Store::load_host_sealed(entries, c, keys),
-            (cipher, _) => Store::load_with_cipher(entries, cipher),
-        };
-        Ok(Memory::from_store(store.map_err(throw)?))
     }
 }
