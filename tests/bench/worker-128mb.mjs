@@ -41,53 +41,12 @@ const data = resolve(option(args, '--data', defaultData));
 const log = (...a) => console.error(...a);
 
 const { Miniflare } = createRequire(join(root, 'tests/worker/package.json'))('miniflare');
-const { bundle } = await import('../worker/bundle.mjs');
+const { bundle, capMemory } = await import('../worker/bundle.mjs');
 const { Memory } = await import('../../pkg/index.js');
 
 const bench = loadBench({ build: !args.includes('--no-build') });
 const { turns, questions: questionFiles } = locomo(data);
 const DIM = 384;
-
-/** The module's bytes with its memory's maximum set to `pages` (64 KiB each). */
-function capMemory(wasm, pages) {
-  const bytes = new Uint8Array(wasm);
-  const leb = (at) => {
-    let value = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[at++];
-      value += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (b < 0x80) return [value, at];
-    }
-  };
-  const put = (v) => {
-    const out = [];
-    do {
-      let b = v % 128;
-      v = Math.floor(v / 128);
-      if (v > 0) b |= 0x80;
-      out.push(b);
-    } while (v > 0);
-    return out;
-  };
-  let at = 8;
-  while (at < bytes.length) {
-    const id = bytes[at];
-    const [size, body] = leb(at + 1);
-    if (id === 5) {
-      const [count, p] = leb(body);
-      if (count !== 1 || bytes[p] > 1) throw new Error(`unexpected memory section (count ${count}, flags ${bytes[p]})`);
-      const [min] = leb(p + 1);
-      if (min > pages) throw new Error(`the module starts with ${min} pages, above the cap of ${pages}`);
-      const content = [1, 1, ...put(min), ...put(pages)];
-      const section = [5, ...put(content.length), ...content];
-      return Buffer.concat([bytes.subarray(0, at), Buffer.from(section), bytes.subarray(body + size)]);
-    }
-    at = body + size;
-  }
-  throw new Error('the module defines no memory (imported memory is not supported here)');
-}
 
 function pct(samples, p) {
   const v = [...samples].sort((a, b) => a - b);

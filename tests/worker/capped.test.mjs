@@ -1,0 +1,80 @@
+// A Worker whose memory cannot hold its store, on real workerd: the open fails with the
+// WebAssembly trap (not an error about freeing what the trap left borrowed), nothing stored
+// changes, and the same store opens and answers once the memory is large enough. The memory
+// is capped in the module (capMemory), since workerd enforces no limit locally. The Worker is
+// the 128 MB benchmark's (tests/bench/worker-128mb.worker.js): open from KV, search.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { Miniflare } from 'miniflare';
+
+import { bundle, capMemory } from './bundle.mjs';
+import { root } from './harness.mjs';
+import { Memory } from '../../pkg/index.js';
+
+const DIM = 384;
+
+/** The entries of a memory of `n` turns with 384-d vectors. */
+function store(n) {
+  const mem = new Memory();
+  let state = 11;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
+  for (let i = 0; i < n; i++) {
+    const embedding = Float32Array.from({ length: DIM }, next);
+    mem.addTurn({ id: `c${i}`, thread: `t${i % 7}`, user: 'u', createdAt: i, input: `capped turn ${i} on the night ferry`, embedding });
+  }
+  const entries = mem.snapshot();
+  mem.free();
+  return entries;
+}
+
+/** Runs the Worker with its memory capped at `mib` over KV holding `entries`. */
+async function withWorker(mib, entries, fn) {
+  const modules = bundle(join(root, 'tests/bench/worker-128mb.worker.js'))
+    .map((m) => (m.type === 'CompiledWasm' ? { ...m, contents: capMemory(m.contents, mib * 16) } : m));
+  const mf = new Miniflare({ modules, modulesRoot: root, compatibilityDate: '2025-01-01', kvNamespaces: ['MEM'] });
+  try {
+    await mf.ready;
+    const kv = await mf.getKVNamespace('MEM');
+    for (const [k, v] of entries) await kv.put(k, v);
+    const call = async (path, body) => {
+      const init = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
+      const res = await mf.dispatchFetch(`http://capped.test${path}`, init);
+      return { status: res.status, body: await res.json() };
+    };
+    const stored = async () => {
+      const out = new Map();
+      for (const { name } of (await kv.list()).keys) out.set(name, Buffer.from(await kv.get(name, 'arrayBuffer')).toString('base64'));
+      return out;
+    };
+    await fn(call, stored);
+  } finally {
+    await mf.dispose();
+  }
+}
+
+test('an open the capped memory cannot hold fails with the trap and changes nothing stored; a larger memory opens it', async () => {
+  const entries = store(6000);
+  const bytes = entries.reduce((n, [, v]) => n + v.length, 0);
+  assert.ok(bytes > 10 << 20, `${bytes} bytes stored`);
+
+  await withWorker(16, entries, async (call, stored) => {
+    const before = await stored();
+    const opened = await call('/open', {});
+    assert.equal(opened.status, 500, JSON.stringify(opened.body));
+    assert.match(opened.body.error.message, /unreachable|out of memory|memory/i, 'the trap itself');
+    assert.doesNotMatch(opened.body.error.message, /borrowed|ownership/, 'not the free of the entries it left borrowed');
+    assert.ok(opened.body.wasmBytes <= 16 << 20, `wasm memory ${opened.body.wasmBytes} under the cap`);
+    assert.deepEqual(await stored(), before, 'nothing stored changed');
+    assert.equal((await call('/ping')).status, 200, 'the Worker still answers');
+  });
+
+  await withWorker(96, entries, async (call) => {
+    const opened = await call('/open', {});
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    assert.equal(opened.body.len, 6000);
+    const found = await call('/search', { text: 'capped turn 4321', mode: 'bm25', k: 3 });
+    assert.equal(found.status, 200);
+    assert.equal(found.body.first, 'c4321');
+  });
+});
