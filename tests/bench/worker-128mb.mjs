@@ -24,14 +24,12 @@
 // Times are taken in Node around each request (inside a Worker the clock stands still while
 // code runs), so each includes a round trip through miniflare: the `/ping` row is that round
 // trip alone.
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { defaultData, loadBench, locomo, option } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, '../..');
 const args = process.argv.slice(2);
 const sizes = option(args, '--records', '100000').split(',').map(Number).filter((n) => n > 0);
 const precisions = option(args, '--precisions', 'f32,int8').split(',').filter(Boolean);
@@ -40,8 +38,7 @@ const queries = Number(option(args, '--queries', '200'));
 const data = resolve(option(args, '--data', defaultData));
 const log = (...a) => console.error(...a);
 
-const { Miniflare } = createRequire(join(root, 'tests/worker/package.json'))('miniflare');
-const { bundle, capMemory } = await import('../worker/bundle.mjs');
+const { kvWorker } = await import('../worker/harness.mjs');
 const { Memory } = await import('../../pkg/index.js');
 
 const bench = loadBench({ build: !args.includes('--no-build') });
@@ -71,14 +68,9 @@ async function run(records, precision, vec, texts) {
   const kvBytes = entries.reduce((n, [k, v]) => n + k.length + v.length, 0);
   log(`built in ${((performance.now() - started) / 1000).toFixed(1)} s: ${entries.length} keys, ${mib(kvBytes)} MiB`);
 
-  const modules = bundle(join(here, 'worker-128mb.worker.js')).map((m) => (
-    m.type === 'CompiledWasm' && limitMib > 0 ? { ...m, contents: capMemory(m.contents, limitMib * 16) } : m));
-  const mf = new Miniflare({ modules, modulesRoot: root, compatibilityDate: '2025-01-01', kvNamespaces: ['MEM'] });
+  const mf = await kvWorker(join(here, 'worker-128mb.worker.js'), { entries, limitMib });
   const row = { precision, records, keys: entries.length, kvBytes, limitMib };
   try {
-    await mf.ready;
-    const kv = await mf.getKVNamespace('MEM');
-    for (const [k, v] of entries) await kv.put(k, v);
     const call = async (path, body) => {
       const init = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
       const start = performance.now();

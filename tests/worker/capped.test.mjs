@@ -6,10 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Miniflare } from 'miniflare';
 
-import { bundle, capMemory } from './bundle.mjs';
-import { root } from './harness.mjs';
+import { kvWorker, root } from './harness.mjs';
 import { Memory } from '../../pkg/index.js';
 
 const DIM = 384;
@@ -30,13 +28,9 @@ function store(n) {
 
 /** Runs the Worker with its memory capped at `mib` over KV holding `entries`. */
 async function withWorker(mib, entries, fn) {
-  const modules = bundle(join(root, 'tests/bench/worker-128mb.worker.js'))
-    .map((m) => (m.type === 'CompiledWasm' ? { ...m, contents: capMemory(m.contents, mib * 16) } : m));
-  const mf = new Miniflare({ modules, modulesRoot: root, compatibilityDate: '2025-01-01', kvNamespaces: ['MEM'] });
+  const mf = await kvWorker(join(root, 'tests/bench/worker-128mb.worker.js'), { entries, limitMib: mib });
   try {
-    await mf.ready;
     const kv = await mf.getKVNamespace('MEM');
-    for (const [k, v] of entries) await kv.put(k, v);
     const call = async (path, body) => {
       const init = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
       const res = await mf.dispatchFetch(`http://capped.test${path}`, init);

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 
-import { bundle } from './bundle.mjs';
+import { bundle, capMemory } from './bundle.mjs';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const entry = join(root, 'examples/cloudflare-worker/src/worker.js');
@@ -43,4 +43,22 @@ export async function start(options = workerOptions()) {
   };
   const post = (path, body, init = {}) => call(path, { method: 'POST', body, ...init });
   return { mf, url, call, post };
+}
+
+/** The Worker whose entry is `path` on workerd, ready, its KV namespace MEM holding `entries`
+ * (`[key, Uint8Array]` pairs) and its wasm memory capped at `limitMib` (0: uncapped; see
+ * capMemory). The caller disposes of it. */
+export async function kvWorker(path, { entries, limitMib = 0 }) {
+  const modules = bundle(path).map((m) => (
+    m.type === 'CompiledWasm' && limitMib > 0 ? { ...m, contents: capMemory(m.contents, limitMib * 16) } : m));
+  const mf = new Miniflare({ modules, modulesRoot: root, compatibilityDate: '2025-01-01', kvNamespaces: ['MEM'] });
+  try {
+    await mf.ready;
+    const kv = await mf.getKVNamespace('MEM');
+    for (const [k, v] of entries) await kv.put(k, v);
+  } catch (e) {
+    await mf.dispose();
+    throw e;
+  }
+  return mf;
 }
