@@ -1448,6 +1448,10 @@ export class IndexedDbStorage implements StorageAdapter {
   save(key: string, bytes: Uint8Array): Promise<void>;
   remove(key: string): Promise<void>;
   loadRange(prefix: string): Promise<Entry[]>;
+  /** `loadRange` a page of at most `limit` (default 16) at a time, every page in one readonly
+   * transaction (a flush from another tab waits for the last page). Rejects with what `take`
+   * threw, if it threw, handing over no later page. */
+  loadPages(prefix: string, take: (page: Entry[]) => void, limit?: number): Promise<void>;
   removeRange(prefix: string): Promise<void>;
   saveBatch(changes: Iterable<Change>): Promise<void>;
   close(): void;

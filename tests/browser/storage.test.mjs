@@ -40,11 +40,12 @@ test('the storage adapter suite passes on real IndexedDB', async () => {
     return window.suite.runInPage(
       () => IndexedDbStorage.open(`suite-${n++}`),
       () => IndexedDbStorage.open(`suite-${n - 1}`),
-      { Memory, entries: () => window.suite.idbEntries(`suite-${n - 1}`) },
+      { Memory, entries: () => window.suite.idbEntries(`suite-${n - 1}`), paged: true, snapshot: true },
     );
   });
   assert.ok(results.length >= 12);
   assert.ok(results.some((r) => r.name.startsWith('forgetUser')) && results.some((r) => r.name.startsWith('purge')));
+  assert.ok(results.some((r) => r.name.startsWith('Memory.open lists a store through loadPages')) && results.some((r) => r.name.startsWith('loadPages reads one snapshot')));
   for (const r of results) assert.equal(r.error, null, r.name);
   assert.deepEqual(problems, []);
   await context.close();

@@ -43,4 +43,6 @@ runStorageAdapterTests(() => IndexedDbStorage.open(`suite-${n++}`), {
   reopen: async () => IndexedDbStorage.open(`suite-${n - 1}`),
   Memory,
   entries: () => idbEntries(`suite-${n - 1}`),
+  paged: true,
+  snapshot: true,
 });

@@ -5,14 +5,19 @@
 // even the package (each runner passes the `Memory` of the package entry it loaded): each case
 // gets a fresh adapter, a `reopen`, and the runner's `env`.
 //
-//   runStorageAdapterTests(makeAdapter, { test, Memory, entries })  one node:test case per check
-//   runInPage(makeAdapter, reopen, { Memory, entries })  runs every case, returns [{ name, error }]
+//   runStorageAdapterTests(makeAdapter, { test, Memory, entries, paged, snapshot })  one node:test case per check
+//   runInPage(makeAdapter, reopen, { Memory, entries, paged, snapshot })  runs every case, returns [{ name, error }]
 //
 // `env.Memory` is the package's Memory class (for the cases that write a real memory through
 // the adapter: forgetting a user and purging leave no byte behind). `env.entries(adapter)`
 // reads every entry the backend holds, beneath the adapter where the runner can (the Map of a
 // KeyValueStorage, every object store of the IndexedDB database, the Durable Object's whole
 // storage); by default the adapter's own `loadRange('')`.
+//
+// `env.paged` says the adapter lists a page at a time (the optional `loadPages`: IndexedDB,
+// Durable Objects), and adds `pagedCases`. `env.snapshot` says its pages are one snapshot (one
+// IndexedDB transaction), and adds `snapshotCases`. A runner declares both: the suite does not
+// guess from the adapter, so an adapter that lost its `loadPages` fails rather than skips.
 
 /** Fails with `message` unless `ok`. */
 function check(ok, message) {
@@ -206,6 +211,108 @@ export const cases = [
   }],
 ];
 
+/** What `loadPages` handed to `take`, a page per element. */
+async function pagesOf(adapter, prefix, limit) {
+  const pages = [];
+  await adapter.loadPages(prefix, (page) => pages.push(page), limit);
+  return pages;
+}
+
+/** The cases of an adapter that lists a page at a time (`env.paged`). */
+export const pagedCases = [
+  ['loadPages hands every key of a prefix once, in key order, a page of at most limit', async (a) => {
+    check(typeof a.loadPages === 'function', 'the adapter has loadPages');
+    const keys = Array.from({ length: 150 }, (_, i) => `rec/${String(i).padStart(3, '0')}`);
+    await a.saveBatch([...keys.map((k, i) => [k, bytes(i & 255, 7)]), ['rec', bytes(1)], ['rec0', bytes(1)], ['reb/z', bytes(1)], ['other', bytes(1)]]);
+    const pages = await pagesOf(a, 'rec/', 64);
+    check(JSON.stringify(pages.map((p) => p.length)) === '[64,64,22]', `pages of ${pages.map((p) => p.length)}`);
+    const seen = pages.flat();
+    check(JSON.stringify(keysOf(seen)) === JSON.stringify(keys), 'every key of the prefix once, sorted');
+    check(seen.every(([, v], i) => same(v, bytes(i & 255, 7))), 'each value as saved, as a Uint8Array');
+    const exact = await pagesOf(a, 'rec/', 75);
+    check(JSON.stringify(exact.map((p) => p.length)) === '[75,75]', `a last full page hands nothing more: ${exact.map((p) => p.length)}`);
+    const all = (await pagesOf(a, '', 50)).flat();
+    check(JSON.stringify(keysOf(all)) === JSON.stringify(keysOf(await a.loadRange(''))), 'the empty prefix pages through every key, as loadRange lists them');
+    const byDefault = await pagesOf(a, 'rec/');
+    check(JSON.stringify(keysOf(byDefault.flat())) === JSON.stringify(keys), 'the default limit pages through every key too');
+    check((await pagesOf(a, 'zzz', 10)).length === 0, 'no page for a prefix with no key');
+  }],
+  ['loadPages rejects with what take throws, hands no later page, and stores nothing', async (a) => {
+    await a.saveBatch(Array.from({ length: 9 }, (_, i) => [`p/${i}`, bytes(i)]));
+    const refused = new Error('the wasm memory is full');
+    let calls = 0;
+    let caught = null;
+    try {
+      await a.loadPages('p/', () => {
+        calls++;
+        throw refused;
+      }, 2);
+    } catch (e) {
+      caught = e;
+    }
+    check(caught === refused, `rejects with take's own error: ${caught}`);
+    check(calls === 1, `no page after the one that threw: ${calls}`);
+    const after = await a.loadRange('p/');
+    check(after.length === 9 && after.every(([, v], i) => same(v, bytes(i))), 'the store is as it was');
+  }],
+  ['Memory.open lists a store through loadPages, a page at a time', async (a, reopen, env) => {
+    const first = await openMemory(env, a, 'suite-paged');
+    await first.addMany(Array.from({ length: 300 }, (_, i) => ({ id: `p${i}`, thread: 't', input: `paged turn ${i} about the ferry timetable` })));
+    for (let i = 0; i < 5; i++) await first.add({ id: `q${i}`, thread: 't', input: `one more ${i}`, parents: [`p${i}`] });
+    await first.flush();
+    first.free();
+    const stored = (await a.loadRange('')).length;
+    const inner = await reopen(a);
+    let pages = 0;
+    let most = 0;
+    // Pages of two, whatever the adapter's default: fewer a page than the store has.
+    const counting = new Proxy(inner, {
+      get(target, prop) {
+        if (prop === 'loadPages') {
+          return (prefix, take) => target.loadPages(prefix, (page) => {
+            pages++;
+            most = Math.max(most, page.length);
+            take(page);
+          }, 2);
+        }
+        const value = target[prop];
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const again = await openMemory(env, counting, 'suite-paged');
+    check(again.len === 305, `reopened ${again.len}`);
+    check(again.get('p299')?.input === 'paged turn 299 about the ferry timetable', 'the bulk turns');
+    check(JSON.stringify(again.get('q4')?.parents) === '["p4"]', 'the single adds');
+    check(again.search({ text: 'ferry timetable', mode: 'bm25', k: 3 }).length === 3, 'the text index answers');
+    check(stored > 2 && pages === Math.ceil(stored / 2) && most <= 2, `${stored} entries in ${pages} pages of at most ${most}`);
+    again.free();
+  }],
+];
+
+/** The cases of an adapter whose pages are one snapshot (`env.snapshot`). */
+export const snapshotCases = [
+  ['loadPages reads one snapshot: a write issued while it lists lands after the last page', async (a) => {
+    const keys = Array.from({ length: 20 }, (_, i) => `s/${String(i).padStart(2, '0')}`);
+    await a.saveBatch(keys.map((k) => [k, bytes(1)]));
+    let write = null;
+    const seen = [];
+    await a.loadPages('s/', (page) => {
+      // Another writer (a flush from another tab) starts after the first page.
+      write ??= a.saveBatch(keys.map((k) => [k, bytes(2)]));
+      seen.push(...page);
+    }, 2);
+    check(seen.length === 20 && seen.every(([, v]) => same(v, bytes(1))), 'every page holds the values from before the write');
+    await write;
+    const now = await a.loadRange('s/');
+    check(now.length === 20 && now.every(([, v]) => same(v, bytes(2))), 'the write landed whole after');
+  }],
+];
+
+/** The cases `env` asks for. */
+function casesFor(env) {
+  return [...cases, ...(env.paged ? pagedCases : []), ...(env.snapshot ? snapshotCases : [])];
+}
+
 /** Every entry of the IndexedDB database `name`, in every object store, read with the raw
  * IndexedDB API (beneath the adapter). */
 export function idbEntries(name) {
@@ -245,9 +352,9 @@ export function idbEntries(name) {
  * (or a promise of one); `reopen(adapter)` opens the same backend again (default: the same);
  * `Memory` and `entries` make the env (see the module notes).
  */
-export function runStorageAdapterTests(makeAdapter, { test, name = 'adapter', reopen = async (a) => a, Memory, entries }) {
-  const env = { Memory, entries };
-  for (const [title, fn] of cases) {
+export function runStorageAdapterTests(makeAdapter, { test, name = 'adapter', reopen = async (a) => a, Memory, entries, paged = false, snapshot = false }) {
+  const env = { Memory, entries, paged, snapshot };
+  for (const [title, fn] of casesFor(env)) {
     test(`${name}: ${title}`, async () => {
       const adapter = await makeAdapter();
       try {
@@ -262,7 +369,7 @@ export function runStorageAdapterTests(makeAdapter, { test, name = 'adapter', re
 /** Runs every case (in a page); resolves to `[{ name, error }]`, error null when it passed. */
 export async function runInPage(makeAdapter, reopen = async (a) => a, env = {}) {
   const results = [];
-  for (const [name, fn] of cases) {
+  for (const [name, fn] of casesFor(env)) {
     let error = null;
     try {
       const adapter = await makeAdapter();

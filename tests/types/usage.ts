@@ -94,6 +94,9 @@ import {
 async function asyncUsage(): Promise<void> {
   const storage: StorageAdapter = new MemoryStorage();
   const idb: StorageAdapter = await IndexedDbStorage.open('db');
+  const paged = await IndexedDbStorage.open('paged');
+  await paged.loadPages('rec/', (page) => page.forEach(([key, bytes]) => key.length + bytes.length), 8);
+  await paged.loadPages('', () => {});
   const kv = new KeyValueStorage({
     get: async () => null,
     put: async () => {},

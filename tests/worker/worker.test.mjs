@@ -140,6 +140,7 @@ test('the storage adapter conformance suite passes on Durable Object storage', a
     const results = await res.json();
     assert.ok(results.length >= 12, JSON.stringify(results));
     assert.ok(results.some((r) => r.name.startsWith('forgetUser')) && results.some((r) => r.name.startsWith('purge')));
+    assert.ok(results.some((r) => r.name.startsWith('Memory.open lists a store through loadPages')), 'the paged cases ran');
     for (const { name, error } of results) assert.equal(error, null, `Durable Object storage: ${name}`);
   } finally {
     await suite.dispose();

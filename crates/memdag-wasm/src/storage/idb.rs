@@ -18,10 +18,12 @@ use web_sys::{
 };
 
 use super::events::{self, result};
+use super::pages::{load_pages, PAGE_ENTRIES};
 use super::range::prefix_end;
 use super::schema::{upgrade, ENTRIES, SCHEMA_VERSION};
 use super::thrown;
 use crate::entries::for_each_pair;
+use crate::error::throw;
 use crate::memory::string;
 
 /// A memdag storage adapter on one IndexedDB database. Open it with
@@ -147,6 +149,33 @@ impl IndexedDbStorage {
         })
     }
 
+    /// Every `[key, Uint8Array]` whose key starts with `prefix`, sorted by key, handed to
+    /// `take(page)` a page of at most `limit` (default 16) at a time, all in one `readonly`
+    /// transaction (see [`super::pages`]). `Memory.open` lists through it, copying each page
+    /// into wasm memory before the next arrives. Rejects with what `take` threw, if it threw.
+    #[wasm_bindgen(js_name = loadPages)]
+    pub fn load_pages(&self, prefix: JsValue, take: JsValue, limit: JsValue) -> Promise {
+        let db = self.db.clone();
+        future_to_promise(async move {
+            let prefix = string("prefix", &prefix)?;
+            let take: js_sys::Function = take
+                .dyn_into()
+                .map_err(|_| throw(memdag_core::Error::invalid("take must be a function")))?;
+            let limit = match limit.as_f64() {
+                None if limit.is_undefined() => PAGE_ENTRIES,
+                Some(n) if n >= 1.0 && n <= f64::from(u32::MAX) && n.fract() == 0.0 => n as u32,
+                _ => {
+                    return Err(throw(memdag_core::Error::invalid(
+                        "limit must be a whole number of at least 1",
+                    )))
+                }
+            };
+            let (tx, store) = begin(&db, IdbTransactionMode::Readonly, "loadPages")?;
+            load_pages(tx, store, &prefix, take, limit).await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
     /// Deletes every key starting with `prefix` (all for `""`), in one transaction.
     #[wasm_bindgen(js_name = removeRange)]
     pub fn remove_range(&self, prefix: JsValue) -> Promise {
@@ -243,7 +272,7 @@ fn begin(
 }
 
 /// The key range of a prefix, or `None` for every key.
-fn range(prefix: &str) -> Result<Option<IdbKeyRange>, JsValue> {
+pub(super) fn range(prefix: &str) -> Result<Option<IdbKeyRange>, JsValue> {
     if prefix.is_empty() {
         return Ok(None);
     }
@@ -259,7 +288,7 @@ fn range(prefix: &str) -> Result<Option<IdbKeyRange>, JsValue> {
 }
 
 /// A stored value as a `Uint8Array`: as stored, or a view of a stored `ArrayBuffer`.
-fn bytes_or_undefined(value: JsValue) -> JsValue {
+pub(super) fn bytes_or_undefined(value: JsValue) -> JsValue {
     if value.is_instance_of::<Uint8Array>() {
         value
     } else if value.is_instance_of::<ArrayBuffer>() {

@@ -10,6 +10,7 @@
 //! | `save(key, bytes)`    | puts one value                                                |
 //! | `remove(key)`         | deletes one key; idempotent                                   |
 //! | `loadRange(prefix)`   | every `[key, bytes]` whose key starts with `prefix`, by key   |
+//! | `loadPages(prefix, take, limit)` | optional: the same, handed to `take` a page at a time |
 //! | `removeRange(prefix)` | deletes them                                                  |
 //! | `saveBatch(changes)`  | applies `[key, bytes \| null]` pairs, atomically if it can    |
 //! | `close()`             | releases the backend                                          |
@@ -20,11 +21,13 @@
 //!
 //! - [`idb`]: the `IndexedDbStorage` class;
 //! - [`schema`]: the database's versioned schema and its upgrade path;
+//! - [`pages`]: `loadPages`, a listing a page at a time in one transaction;
 //! - [`events`]: IndexedDB requests and transactions as Rust futures;
 //! - [`range`]: key ranges for prefixes.
 
 pub mod events;
 pub mod idb;
+pub mod pages;
 pub mod range;
 pub mod schema;
 
