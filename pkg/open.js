@@ -19,14 +19,15 @@ export const DATA_CODES = new Set(['LOCKED', 'CORRUPT_DATA', 'UNSUPPORTED_VERSIO
  * while copying values into wasm memory (out of memory). The rest are storage errors. */
 export const fromCore = (e) => DATA_CODES.has(e?.code) || e?.code === 'INVALID_INPUT' || e instanceof WebAssembly.RuntimeError;
 
-/** A core memory from stored entries (a `StoredEntries`, or `[key, value]` pairs for a `host`;
- * opened with `key` when the store is encrypted: by `host`, see seal.js, for the v2 values it
- * can open, by the core for the rest), its segment parts sized for the adapter, with the
- * limits the memory was opened with. With a `host`, the memory's change sets are plain, for
- * the host to seal. */
-export async function loadCore(entries, storage, key, limits, salvaged, host) {
-  let opened;
-  if (host) ({ entries, opened } = await host.openEntries(entries));
+/** A core memory from stored entries (a `StoredEntries` or `[key, value]` pairs; opened with
+ * `key` when the store is encrypted: by `host`, see seal.js, for the v2 values it can open, by
+ * the core for the rest), its segment parts sized for the adapter, with the limits the memory
+ * was opened with. `opened` names the keys `host` already opened (as `readStore` returns them);
+ * without it, `host` opens the pairs first. With a `host`, the memory's change sets are plain,
+ * for the host to seal. */
+export async function loadCore(entries, storage, key, limits, salvaged, host, opened = null) {
+  // Pairs not yet opened (an import's); `readStore` opens what it reads as it arrives.
+  if (host && opened == null) ({ entries, opened } = await host.openEntries(entries));
   const stored = entries instanceof StoredEntries;
   let core;
   try {
@@ -59,15 +60,42 @@ function release(entries) {
  * or the adapter's `maxValueBytes`). */
 export const READS_IN_FLIGHT = 8;
 
-/** Where the values an open reads go: into wasm memory at once (`StoredEntries`), or, for a
- * `host` that opens sealed values itself (seal.js), into `[key, value]` pairs it opens first. */
+/** Where the values an open reads go: into wasm memory as they arrive (`StoredEntries`). A
+ * `host` that opens sealed values itself (seal.js) opens each first, as it arrives, so JS holds
+ * only the values still being opened, not the whole store sealed and opened. `put` returns
+ * what to wait for before reading more, if anything; `settle()` waits for the openings under
+ * way and resolves to the keys the host opened (`null` without a host), or throws the first
+ * failure to put a value. */
 function gather(host) {
-  if (host) {
-    const pairs = [];
-    return { entries: pairs, put: (k, v) => v != null && pairs.push([k, v]), free() {} };
-  }
   const entries = new StoredEntries();
-  return { entries, put: (k, v) => entries.put(k, v), free: () => release(entries) };
+  const free = () => release(entries);
+  if (!host) return { entries, put: (k, v) => entries.put(k, v), settle: async () => null, free };
+  const opened = [];
+  const pending = new Set();
+  let failure = null;
+  const put = (k, v) => {
+    if (v == null) return undefined;
+    const opening = (async () => {
+      try {
+        const plain = await host.open(k, v);
+        if (failure) return;
+        entries.put(k, plain ?? v);
+        if (plain !== null) opened.push(k);
+      } catch (e) {
+        failure ??= e;
+      } finally {
+        pending.delete(opening);
+      }
+    })();
+    pending.add(opening);
+    return opening;
+  };
+  const settle = async () => {
+    await Promise.all([...pending]);
+    if (failure) throw failure;
+    return opened;
+  };
+  return { entries, put, settle, free };
 }
 
 /** Loads `keys` from `storage`, at most READS_IN_FLIGHT at a time, handing each value to
@@ -81,7 +109,8 @@ async function readEach(storage, keys, put) {
       const k = keys[next++];
       try {
         const value = await storage.load(k);
-        if (!failed) put(k, value);
+        // A host opening the value: wait for it, so no more than READS_IN_FLIGHT are held.
+        if (!failed) await put(k, value);
       } catch (e) {
         failed = true;
         throw e;
@@ -94,7 +123,8 @@ async function readEach(storage, keys, put) {
 }
 
 /** Every stored entry of `storage`, for `loadCore`, and the flush counter beside them:
- * `{ entries, generation }`. For `boundedOpen` adapters it reads `head`, the keys it names and
+ * `{ entries, generation, opened }` (`opened`: the keys `host` opened, for `loadCore`; `null`
+ * without a host). For `boundedOpen` adapters it reads `head`, the keys it names and
  * the core's keys ahead of it; it lists instead when there is no readable `head` (a v1 store,
  * or one the core recovers from its segments) or a key ahead exists (a segment newer than
  * `head`: the core must see them all to keep the newest commit). Values go into wasm memory
@@ -121,14 +151,17 @@ export async function readStore(storage, key, host) {
       const [generation, ...ahead] = await Promise.all([GENERATION_KEY, ...plan.ahead].map((k) => storage.load(k)));
       if (ahead.every((v) => v == null)) {
         const into = gather(host);
+        let opened;
         try {
           into.put(HEAD_KEY, head);
           await readEach(storage, plan.named, into.put);
+          opened = await into.settle();
         } catch (e) {
+          await into.settle().catch(() => {});
           into.free();
           throw e;
         }
-        return { entries: into.entries, generation: decodeGeneration(generation) };
+        return { entries: into.entries, generation: decodeGeneration(generation), opened };
       }
     }
   }
@@ -140,17 +173,20 @@ export async function readStore(storage, key, host) {
       else into.put(k, v);
     }
   };
+  let opened;
   try {
-    // An adapter that lists a page at a time (Durable Object storage) has each page copied
-    // before it reads the next; a whole listing is garbage once this returns, before the core
-    // decodes anything.
+    // An adapter that lists a page at a time (IndexedDB, Durable Object storage) has each page
+    // copied before it reads the next; a whole listing is garbage once this returns, before
+    // the core decodes anything.
     if (typeof storage.loadPages === 'function') await storage.loadPages('', take);
     else take(await storage.loadRange(''));
+    opened = await into.settle();
   } catch (e) {
+    await into.settle().catch(() => {});
     into.free();
     throw e;
   }
-  return { entries: into.entries, generation };
+  return { entries: into.entries, generation, opened };
 }
 
 /** The raw bytes of an encryption key: a Uint8Array as it is, or an extractable CryptoKey (the

@@ -153,7 +153,7 @@ export class PersistentMemory extends EventTarget {
       throw storageError(e, 'open');
     }
     const salvaged = salvage ? {} : null;
-    const core = await loadCore(read.entries, storage, key, limits, salvaged, host);
+    const core = await loadCore(read.entries, storage, key, limits, salvaged, host, read.opened);
     const memory = new PersistentMemory(core, storage, { name, embed, complete, autoFlush, limits });
     memory.#key = key;
     memory.#host = host;
@@ -664,7 +664,7 @@ export class PersistentMemory extends EventTarget {
       if (fromCore(e)) throw e;
       throw storageError(e, 'reload');
     }
-    const fresh = await loadCore(read.entries, this.#storage, this.#key, this.#limits, null, this.#host);
+    const fresh = await loadCore(read.entries, this.#storage, this.#key, this.#limits, null, this.#host, read.opened);
     fresh.autoEmbed = !this.#embedder;
     const conflicts = [];
     const kept = [];

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { KeyValueStorage, Memory, StoredEntries } from '../../pkg/index.js';
+import { KeyValueStorage, Memory, MemoryStorage, StoredEntries } from '../../pkg/index.js';
 import { asyncKv } from './storage.test.mjs';
 import { rejection, thrown } from './throws.mjs';
 
@@ -135,4 +135,77 @@ test('Memory.open on a bounded adapter reads a few values at a time and stops at
   }
   const bad = await rejection(Memory.open({ name: 'stream', storage: new OddStorage(kv), sync: false }));
   assert.equal(bad.code, 'INVALID_INPUT');
+});
+
+test('an encrypted open copies each value into wasm memory as the host opens it, a page or a few reads at a time', async () => {
+  const key = new Uint8Array(32).fill(7);
+  // Small parts, so the store has many values; pages of two.
+  class PagedStorage extends MemoryStorage {
+    get maxValueBytes() {
+      return 2048;
+    }
+
+    async loadPages(prefix, take, limit = 2) {
+      const all = await this.loadRange(prefix);
+      for (let i = 0; i < all.length; i += limit) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const page = all.slice(i, i + limit);
+        handed += page.filter(([k]) => k.startsWith('seg/')).length;
+        held = Math.max(held, handed - copied);
+        take(page);
+      }
+    }
+  }
+  let handed = 0;
+  let copied = 0;
+  let held = 0;
+  const storage = new PagedStorage();
+  const writer = await Memory.open({ name: 'sealed-pages', storage, key, sync: false });
+  await writer.addMany(Array.from({ length: 400 }, (_, i) => ({ id: `r${i}`, thread: 't', input: `turn ${i} about the harbour crane number ${i * 7}` })));
+  await writer.close();
+  const values = [...storage.map];
+  assert.ok(values.length > 20, `${values.length} values`);
+  const plain = new TextEncoder().encode('harbour crane');
+  const holds = (v) => v.some((_, i) => plain.every((b, j) => v[i + j] === b));
+  assert.ok(!values.some(([, v]) => holds(v)), 'every value is sealed');
+
+  const put = StoredEntries.prototype.put;
+  StoredEntries.prototype.put = function (k, v) {
+    if (k.startsWith('seg/')) copied++;
+    return put.call(this, k, v);
+  };
+  try {
+    const mem = await Memory.open({ name: 'sealed-pages', storage, key, sync: false });
+    assert.equal(mem.len, 400);
+    assert.equal(mem.get('r399').input, 'turn 399 about the harbour crane number 2793');
+    assert.equal(handed, values.filter(([k]) => k.startsWith('seg/')).length);
+    assert.equal(copied, values.filter(([k]) => k.startsWith('seg/')).length, 'every part copied in');
+    assert.ok(handed > 20 && held <= 2, `at most a page handed over and not yet copied in, saw ${held} of ${handed} parts`);
+    await mem.close();
+
+    // A bounded adapter: at most eight values read and not yet copied in.
+    const kv = asyncKv(new Map(storage.map));
+    let read = 0;
+    copied = 0;
+    held = 0;
+    const counting = {
+      ...kv,
+      get: async (k) => {
+        const v = await kv.get(k);
+        if (k.startsWith('seg/') && v != null) read++;
+        held = Math.max(held, read - copied);
+        return v;
+      },
+    };
+    const again = await Memory.open({ name: 'sealed-kv', storage: new KeyValueStorage(counting), key, sync: false });
+    assert.equal(again.len, 400);
+    assert.ok(read > 20 && held <= 8, `at most the reads in flight held, saw ${held} of ${read} parts`);
+    await again.close();
+
+    // The wrong key: LOCKED, as before.
+    const locked = await rejection(Memory.open({ name: 'sealed-pages', storage, key: new Uint8Array(32).fill(8), sync: false }));
+    assert.equal(locked.code, 'LOCKED');
+  } finally {
+    StoredEntries.prototype.put = put;
+  }
 });
