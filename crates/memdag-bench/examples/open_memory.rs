@@ -2,13 +2,18 @@
 //! opens it under a counting allocator: the bytes live with the values alone, the peak during
 //! `Store::load`, and what stays once the values are dropped. Native sizes (64-bit pointers);
 //! the wasm build's headers are about half.
-//! `cargo run -p memdag-bench --release --example open_memory -- N [f32|int8]`
+//! `cargo run -p memdag-bench --release --example open_memory -- N [f32|int8] [sealed]`
+//!
+//! With `sealed`, the store is encrypted at rest (seal v1, the core's cipher), and it is opened
+//! twice: borrowing the values (`Store::load_with_cipher`, each value opened into a new buffer
+//! while the sealed one is held) and taking them (`Store::load_owned`, each opened in place),
+//! with the peak above the values of each.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use memdag_bench::workload::{build, Options};
 use memdag_core::index::vecstore::Precision;
-use memdag_core::Store;
+use memdag_core::{Cipher, Store};
 
 struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -51,6 +56,7 @@ fn main() {
         Some("f32") => Precision::F32,
         _ => Precision::Int8,
     };
+    let sealed = std::env::args().nth(3).as_deref() == Some("sealed");
     let base: Vec<String> = (0..500)
         .map(|i| {
             format!("turn {i}: hiking, the dog Max, a trip to Paris and the budget for item {i}")
@@ -64,6 +70,11 @@ fn main() {
     let t0 = std::time::Instant::now();
     let clock = move || t0.elapsed().as_secs_f64() * 1000.0;
     let mut built = build(n, &base, &opts, &clock);
+    let cipher = Cipher::new(&[7; 32]).unwrap();
+    if sealed {
+        // The next change set rewrites the whole store sealed.
+        built.store.set_cipher(Some(cipher.clone()));
+    }
     let entries: Vec<(String, Vec<u8>)> = built
         .store
         .take_changes()
@@ -73,6 +84,9 @@ fn main() {
         .collect();
     drop(built);
     let values: usize = entries.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if sealed {
+        return open_sealed(entries, values, cipher, n);
+    }
     let before = LIVE.load(Relaxed);
     PEAK.store(before, Relaxed);
     let store = Store::load(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap();
@@ -110,5 +124,46 @@ fn main() {
     println!(
         "search index heap_bytes: {:.0} B/rec",
         per(store.search_index().heap_bytes())
+    );
+}
+
+/// Opens the sealed `entries` borrowing them, then taking them, and prints each open's peak
+/// above the values.
+fn open_sealed(entries: Vec<(String, Vec<u8>)>, values: usize, cipher: Cipher, n: usize) {
+    let per = |b: usize| b as f64 / n as f64;
+    println!(
+        "{n} records, sealed: values {} ({:.0} B/rec)",
+        mib(values),
+        per(values)
+    );
+    let before = LIVE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let t = std::time::Instant::now();
+    let store = Store::load_with_cipher(
+        entries.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+        Some(cipher.clone()),
+    )
+    .unwrap();
+    let borrowed_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let borrowed = PEAK.load(Relaxed) - before;
+    let len = store.len();
+    drop(store);
+    println!(
+        "load_with_cipher (borrowing): peak +{} over the values ({:.0} B/rec), {borrowed_ms:.0} ms",
+        mib(borrowed),
+        per(borrowed)
+    );
+    let before = LIVE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let t = std::time::Instant::now();
+    let store = Store::load_owned(entries, Some(cipher), None::<Vec<String>>).unwrap();
+    let owned_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let owned = PEAK.load(Relaxed) - before;
+    assert_eq!(store.len(), len);
+    println!(
+        "load_owned (in place): peak +{} over the values ({:.0} B/rec), {:.2}x; {owned_ms:.0} ms",
+        mib(owned),
+        per(owned),
+        owned as f64 / borrowed as f64
     );
 }

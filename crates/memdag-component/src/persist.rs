@@ -83,7 +83,9 @@ pub fn decode(
     entries: Vec<(String, Vec<u8>)>,
     cipher: Option<&Cipher>,
 ) -> Result<Store, CoreError> {
-    Store::load_with_cipher(entries, cipher.cloned()).map_err(|e| prefixed(prefix, e))
+    // The entries are the host's copies, made for this open: sealed values open in place.
+    Store::load_owned(entries, cipher.cloned(), None::<Vec<String>>)
+        .map_err(|e| prefixed(prefix, e))
 }
 
 /// `e` with its key made the full `kv` key.

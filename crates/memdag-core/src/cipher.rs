@@ -293,15 +293,23 @@ impl Cipher {
     /// Opens a value sealed for `key` (v1 or v2): the plain value, or a typed error naming
     /// `key`.
     pub fn open(&self, key: &str, sealed: &[u8]) -> Result<Vec<u8>> {
+        if !is_sealed(sealed) {
+            // Refused before any copy: a plain value where a sealed one belongs.
+            return Err(not_sealed(key));
+        }
+        self.open_owned(key, sealed.to_vec())
+    }
+
+    /// [`Cipher::open`] in the value's own buffer: the plain value is decrypted where the
+    /// sealed one was, so opening a store holds each value once, not sealed and opened at once.
+    /// On an error the buffer is dropped (both AEADs check the tag before decrypting a byte).
+    pub fn open_owned(&self, key: &str, mut sealed: Vec<u8>) -> Result<Vec<u8>> {
         let corrupt = |reason: &str| Error::CorruptData {
             key: key.into(),
             reason: reason.into(),
         };
-        if !is_sealed(sealed) {
-            return Err(Error::Locked {
-                key: key.into(),
-                reason: "the value is not encrypted, but a key was given".into(),
-            });
+        if !is_sealed(&sealed) {
+            return Err(not_sealed(key));
         }
         let (nonce_len, least) = match sealed.get(4) {
             Some(&SEAL_V1) => (NONCE_V1, OVERHEAD),
@@ -324,16 +332,17 @@ impl Cipher {
                 reason: "the value was encrypted with another key".into(),
             });
         }
-        let (bound, rest) = sealed.split_at(BOUND_LEN);
-        let (nonce, rest) = rest.split_at(nonce_len);
-        let (body, tag) = rest.split_at(rest.len() - TAG_LEN);
+        let start = BOUND_LEN + nonce_len;
+        let end = sealed.len() - TAG_LEN;
+        let (head, rest) = sealed.split_at_mut(start);
+        let (body, tag) = rest.split_at_mut(end - start);
+        let (bound, nonce) = head.split_at(BOUND_LEN);
         let aad = aad(bound, key);
-        let mut plain = body.to_vec();
-        let opened = if sealed[4] == SEAL_V1 {
+        let opened = if bound[4] == SEAL_V1 {
             self.aead.decrypt_in_place_detached(
                 XNonce::from_slice(nonce),
                 &aad,
-                &mut plain,
+                body,
                 GenericArray::from_slice(tag),
             )
         } else {
@@ -342,14 +351,24 @@ impl Cipher {
             Aes256Gcm::new(GenericArray::from_slice(&self.aes_key)).decrypt_in_place_detached(
                 GenericArray::from_slice(nonce),
                 &aad,
-                &mut plain,
+                body,
                 GenericArray::from_slice(tag),
             )
         };
         opened.map_err(|_| {
             corrupt("authentication failed: the value was altered, or moved from another key")
         })?;
-        Ok(plain)
+        sealed.truncate(end);
+        sealed.drain(..start);
+        Ok(sealed)
+    }
+}
+
+/// The error of a plain value given where a sealed one belongs.
+fn not_sealed(key: &str) -> Error {
+    Error::Locked {
+        key: key.into(),
+        reason: "the value is not encrypted, but a key was given".into(),
     }
 }
 

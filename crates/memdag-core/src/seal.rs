@@ -91,6 +91,48 @@ impl Store {
         Store::load_sealed(entries, Some(cipher), host_opened(opened))
     }
 
+    /// [`Store::load_with_cipher`], or with `opened` [`Store::load_host_sealed`], over entries
+    /// it takes: each sealed value is opened in its own buffer ([`Cipher::open_owned`]), so an
+    /// encrypted open holds each value once, where the borrowing forms hold every value sealed
+    /// and opened at once. For a host whose entries are copies made for the open (the JS
+    /// face's, the component's). A plain store opens as with [`Store::load`].
+    pub fn load_owned<S: AsRef<str>>(
+        entries: Vec<(String, Vec<u8>)>,
+        cipher: Option<Cipher>,
+        opened: Option<impl IntoIterator<Item = S>>,
+    ) -> Result<Store> {
+        let opened = opened.and_then(|keys| cipher.is_some().then(|| host_opened(keys)).flatten());
+        let Some(c) = cipher.as_ref() else {
+            return Store::load_sealed(entries, None, None);
+        };
+        let by_host = |k: &str| opened.as_ref().is_some_and(|o| o.contains(k));
+        let unsealed: Vec<(String, Result<Vec<u8>>)> = entries
+            .into_iter()
+            .filter(|(k, _)| keys::is_core_key(k))
+            .map(|(k, v)| {
+                let value = if by_host(&k) {
+                    Ok(v)
+                } else {
+                    open_one_owned(c, &k, v)
+                };
+                (k, value)
+            })
+            .collect();
+        let values: Values = unsealed
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str(),
+                    v.as_ref().map(Vec::as_slice).map_err(Clone::clone),
+                )
+            })
+            .collect();
+        let mut store = Store::load_values(&values).map_err(|e| with_damage_listed(e, &values))?;
+        store.persist.cipher = cipher;
+        store.persist.host_seals = opened.is_some();
+        Ok(store)
+    }
+
     fn load_sealed<K, V, I>(entries: I, cipher: Option<Cipher>, opened: HostOpened) -> Result<Store>
     where
         K: AsRef<str>,
@@ -247,9 +289,23 @@ fn open_one(cipher: &Cipher, key: &str, value: &[u8]) -> Result<Vec<u8>> {
     if is_sealed(value) {
         cipher.open(key, value)
     } else {
-        Err(Error::Locked {
-            key: key.into(),
-            reason: "the store is not encrypted, but a key was given".into(),
-        })
+        Err(plain_in_sealed(key))
+    }
+}
+
+/// [`open_one`] in the value's own buffer.
+fn open_one_owned(cipher: &Cipher, key: &str, value: Vec<u8>) -> Result<Vec<u8>> {
+    if is_sealed(&value) {
+        cipher.open_owned(key, value)
+    } else {
+        Err(plain_in_sealed(key))
+    }
+}
+
+/// The error of a plain value in a store opened with a key.
+fn plain_in_sealed(key: &str) -> Error {
+    Error::Locked {
+        key: key.into(),
+        reason: "the store is not encrypted, but a key was given".into(),
     }
 }

@@ -113,3 +113,24 @@ impl Rng {
         v.into_iter().map(|x| x / n).collect()
     }
 }
+
+/// Checks that two opens of the same entries agree (the borrowing `Store::load_with_cipher` or
+/// `Store::load_host_sealed`, and `Store::load_owned`, which opens sealed values in place):
+/// both open the same store, sealed alike, or both fail with the same error.
+pub fn same_open(
+    borrowed: &Result<Store, memdag_core::Error>,
+    owned: &Result<Store, memdag_core::Error>,
+) {
+    match (borrowed, owned) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(dump(a), dump(b));
+            assert_eq!(a.is_encrypted(), b.is_encrypted());
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        (a, b) => panic!(
+            "the opens disagree: borrowed {:?}, owned {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
+    }
+}

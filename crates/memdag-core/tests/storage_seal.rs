@@ -1,11 +1,12 @@
 //! Encryption at rest (see `memdag_core::seal`): an encrypted store round-trips, no stored byte
 //! shows its content, a wrong, missing or unexpected key is `LOCKED` and loads nothing, a value
 //! altered or moved to another key is `CORRUPT_DATA` naming the key, and `set_cipher`
-//! encrypts, re-keys and decrypts a store crash-safely.
+//! encrypts, re-keys and decrypts a store crash-safely. Every open here also runs through
+//! `Store::load_owned` (sealed values opened in place), which must agree with it.
 
 mod common;
 
-use common::{dump, turn, v1_image};
+use common::{dump, same_open, turn, v1_image};
 use memdag_core::keys::HEAD_KEY;
 use memdag_core::seal::{is_sealed, OVERHEAD};
 use memdag_core::{Change, Cipher, Error, NewTurn, Store};
@@ -39,11 +40,21 @@ fn write(kv: &mut Kv, changes: Vec<Change>) {
     }
 }
 
+/// Opens `kv` with `key`, borrowing the entries; every open is checked against
+/// `Store::load_owned` over a copy of them (sealed values opened in place): the same store, or
+/// the same error.
 fn load(kv: &Kv, key: Option<&[u8; 32]>) -> Result<Store, Error> {
-    Store::load_with_cipher(
+    let borrowed = Store::load_with_cipher(
         kv.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
         key.map(cipher),
-    )
+    );
+    let owned = Store::load_owned(
+        kv.clone().into_iter().collect(),
+        key.map(cipher),
+        None::<Vec<String>>,
+    );
+    same_open(&borrowed, &owned);
+    borrowed
 }
 
 fn secret_turn(i: usize) -> NewTurn {

@@ -11,7 +11,7 @@ mod common;
 use aes_gcm::aead::generic_array::GenericArray;
 use aes_gcm::aead::{AeadInPlace, KeyInit};
 use aes_gcm::Aes256Gcm;
-use common::{dump, turn};
+use common::{dump, same_open, turn};
 use memdag_core::keys::HEAD_KEY;
 use memdag_core::seal::{is_sealed, HostKey, BOUND_LEN, NONCE_V2, OVERHEAD_V2, SEAL_V1, SEAL_V2};
 use memdag_core::{Change, Cipher, Error, Store};
@@ -102,9 +102,13 @@ impl Host {
 
     /// Opens a store as the JS package does: what the host can open, opened and named; the
     /// rest handed over as stored.
+    /// Checked against `Store::load_owned` over the same entries and keys opened.
     fn load(&self, kv: &Kv, master: &[u8; 32]) -> Result<Store, Error> {
         let (entries, opened) = self.open_all(kv);
-        Store::load_host_sealed(entries, cipher(master), opened)
+        let owned = Store::load_owned(entries.clone(), Some(cipher(master)), Some(&opened));
+        let borrowed = Store::load_host_sealed(entries, cipher(master), opened);
+        same_open(&borrowed, &owned);
+        borrowed
     }
 
     fn open_all(&self, kv: &Kv) -> (Vec<(String, Vec<u8>)>, Vec<String>) {

@@ -433,11 +433,9 @@ impl Memory {
     ) -> Result<Memory, JsValue> {
         let cipher = cipher_of(key)?;
         let opened = opened_of(opened, &cipher)?;
-        let store = match (cipher, opened) {
-            (Some(c), Some(keys)) => Store::load_host_sealed(entries, c, keys),
-            (cipher, _) => Store::load_with_cipher(entries, cipher),
-        };
-        Ok(Memory::from_store(store.map_err(throw)?))
+        // The entries are copies made for this open: sealed values are opened in place.
+        let store = Store::load_owned(entries, cipher, opened).map_err(throw)?;
+        Ok(Memory::from_store(store))
     }
 }
 
