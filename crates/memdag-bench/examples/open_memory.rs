@@ -127,6 +127,17 @@ fn main() {
     );
 }
 
+/// Runs `open`, and returns what it opened with its peak above the bytes live before it and
+/// its time in ms.
+fn measured(open: impl FnOnce() -> Store) -> (Store, usize, f64) {
+    let before = LIVE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let t = std::time::Instant::now();
+    let store = open();
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
+    (store, PEAK.load(Relaxed) - before, ms)
+}
+
 /// Opens the sealed `entries` borrowing them, then taking them, and prints each open's peak
 /// above the values.
 fn open_sealed(entries: Vec<(String, Vec<u8>)>, values: usize, cipher: Cipher, n: usize) {
@@ -136,16 +147,10 @@ fn open_sealed(entries: Vec<(String, Vec<u8>)>, values: usize, cipher: Cipher, n
         mib(values),
         per(values)
     );
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let t = std::time::Instant::now();
-    let store = Store::load_with_cipher(
-        entries.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
-        Some(cipher.clone()),
-    )
-    .unwrap();
-    let borrowed_ms = t.elapsed().as_secs_f64() * 1000.0;
-    let borrowed = PEAK.load(Relaxed) - before;
+    let (store, borrowed, borrowed_ms) = measured(|| {
+        let pairs = entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()));
+        Store::load_with_cipher(pairs, Some(cipher.clone())).unwrap()
+    });
     let len = store.len();
     drop(store);
     println!(
@@ -153,12 +158,8 @@ fn open_sealed(entries: Vec<(String, Vec<u8>)>, values: usize, cipher: Cipher, n
         mib(borrowed),
         per(borrowed)
     );
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let t = std::time::Instant::now();
-    let store = Store::load_owned(entries, Some(cipher), None::<Vec<String>>).unwrap();
-    let owned_ms = t.elapsed().as_secs_f64() * 1000.0;
-    let owned = PEAK.load(Relaxed) - before;
+    let (store, owned, owned_ms) =
+        measured(|| Store::load_owned(entries, Some(cipher), None::<Vec<String>>).unwrap());
     assert_eq!(store.len(), len);
     println!(
         "load_owned (in place): peak +{} over the values ({:.0} B/rec), {:.2}x; {owned_ms:.0} ms",
