@@ -43,11 +43,15 @@ pub(super) fn load_v1(values: &Values) -> Result<Store> {
     let mut blobs = BTreeMap::new();
     let mut nodes: BTreeMap<String, StoredNode> = BTreeMap::new();
     let mut orphans = BTreeSet::new();
-    for (&key, value) in values {
+    // In key order, so that a store with several bad values names the same one every time
+    // (`values` is a hash map, whose order changes from one open to the next).
+    let mut ordered: Vec<_> = values
+        .iter()
+        .filter(|(key, _)| keys::is_v1_key(key))
+        .collect();
+    ordered.sort_unstable_by_key(|(&key, _)| key);
+    for (&key, value) in ordered {
         // Only v1 keys are read and collected: a `seg/` key of another shape is not memdag's.
-        if !keys::is_v1_key(key) {
-            continue;
-        }
         let value = *value.as_ref().map_err(Clone::clone)?;
         if key == keys::V1_META_KEY {
             meta = codec::decode_meta(value)?;
