@@ -10,16 +10,15 @@
 //! When another connection asks for a newer schema (`versionchange`), this one closes itself,
 //! so the upgrade is not blocked; later calls then fail with `STORAGE`.
 
-use js_sys::{Array, ArrayBuffer, Promise, Reflect, Uint8Array};
+use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
-use web_sys::{
-    Event, IdbDatabase, IdbFactory, IdbKeyRange, IdbObjectStore, IdbTransaction, IdbTransactionMode,
-};
+use web_sys::{Event, IdbDatabase, IdbFactory, IdbObjectStore, IdbTransaction, IdbTransactionMode};
 
+use super::bytes::{bytes_or_undefined, own_bytes};
 use super::events::{self, result};
 use super::pages::{load_pages, PAGE_ENTRIES};
-use super::range::prefix_end;
+use super::range::range;
 use super::schema::{upgrade, ENTRIES, SCHEMA_VERSION};
 use super::thrown;
 use crate::entries::for_each_pair;
@@ -269,48 +268,4 @@ fn begin(
     .map_err(|e| thrown(what, e))?;
     let store = tx.object_store(ENTRIES).map_err(|e| thrown(what, e))?;
     Ok((tx, store))
-}
-
-/// The key range of a prefix, or `None` for every key.
-pub(super) fn range(prefix: &str) -> Result<Option<IdbKeyRange>, JsValue> {
-    if prefix.is_empty() {
-        return Ok(None);
-    }
-    let lower = JsValue::from_str(prefix);
-    let r = match prefix_end(prefix) {
-        Some(end) => {
-            let upper = JsValue::from(js_sys::JsString::from_char_code(&end));
-            IdbKeyRange::bound_with_lower_open_and_upper_open(&lower, &upper, false, true)
-        }
-        None => IdbKeyRange::lower_bound(&lower),
-    };
-    r.map(Some).map_err(|e| thrown("key range", e))
-}
-
-/// A stored value as a `Uint8Array`: as stored, or a view of a stored `ArrayBuffer`.
-pub(super) fn bytes_or_undefined(value: JsValue) -> JsValue {
-    if value.is_instance_of::<Uint8Array>() {
-        value
-    } else if value.is_instance_of::<ArrayBuffer>() {
-        Uint8Array::new(&value).into()
-    } else {
-        JsValue::UNDEFINED
-    }
-}
-
-/// The bytes to store for a value: a `Uint8Array` that owns its whole buffer (a view into a
-/// larger buffer is copied, since IndexedDB would store the whole buffer), or `None`.
-fn own_bytes(value: &JsValue) -> Option<Uint8Array> {
-    if let Some(view) = value.dyn_ref::<Uint8Array>() {
-        let whole = view.byte_offset() == 0 && view.byte_length() == view.buffer().byte_length();
-        return Some(if whole {
-            view.clone()
-        } else {
-            view.slice(0, view.length())
-        });
-    }
-    if value.is_instance_of::<ArrayBuffer>() {
-        return Some(Uint8Array::new(value));
-    }
-    None
 }

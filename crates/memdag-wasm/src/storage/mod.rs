@@ -23,8 +23,10 @@
 //! - [`schema`]: the database's versioned schema and its upgrade path;
 //! - [`pages`]: `loadPages`, a listing a page at a time in one transaction;
 //! - [`events`]: IndexedDB requests and transactions as Rust futures;
-//! - [`range`]: key ranges for prefixes.
+//! - [`range`]: key ranges for prefixes;
+//! - [`bytes`]: stored values as JS bytes, read and written.
 
+pub mod bytes;
 pub mod events;
 pub mod idb;
 pub mod pages;

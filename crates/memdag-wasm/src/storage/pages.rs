@@ -24,8 +24,8 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 use web_sys::{Event, IdbKeyRange, IdbObjectStore, IdbRequest, IdbTransaction};
 
-use super::idb::{bytes_or_undefined, range};
-use super::range::prefix_end;
+use super::bytes::bytes_or_undefined;
+use super::range::{prefix_end, range};
 use super::thrown;
 
 /// Entries a page holds unless the caller asks otherwise: with the core's default part of

@@ -5,6 +5,11 @@
 //! incremented and everything after it dropped. A prefix of only `0xFFFF` units (or the empty
 //! prefix) has no successor: its range is unbounded above.
 
+use wasm_bindgen::JsValue;
+use web_sys::IdbKeyRange;
+
+use super::thrown;
+
 /// The exclusive upper bound of the keys starting with `prefix`, as UTF-16 code units, or
 /// `None` when the range is unbounded above.
 pub fn prefix_end(prefix: &str) -> Option<Vec<u16>> {
@@ -16,6 +21,22 @@ pub fn prefix_end(prefix: &str) -> Option<Vec<u16>> {
         }
     }
     None
+}
+
+/// The key range of a prefix, or `None` for every key.
+pub fn range(prefix: &str) -> Result<Option<IdbKeyRange>, JsValue> {
+    if prefix.is_empty() {
+        return Ok(None);
+    }
+    let lower = JsValue::from_str(prefix);
+    let r = match prefix_end(prefix) {
+        Some(end) => {
+            let upper = JsValue::from(js_sys::JsString::from_char_code(&end));
+            IdbKeyRange::bound_with_lower_open_and_upper_open(&lower, &upper, false, true)
+        }
+        None => IdbKeyRange::lower_bound(&lower),
+    };
+    r.map(Some).map_err(|e| thrown("key range", e))
 }
 
 #[cfg(test)]
