@@ -57,6 +57,14 @@ pub struct Analysis {
     pub keys_len: u32,
 }
 
+/// A field length that does not fit `doc_len`'s two bytes: the exact lengths are elsewhere.
+const LONG: u16 = u16::MAX;
+
+/// Field lengths as `doc_len` keeps them: `LONG` (itself included) means "see `long_len`".
+fn short_len(len: [u32; FIELDS]) -> [u16; FIELDS] {
+    len.map(|l| u16::try_from(l).unwrap_or(LONG))
+}
+
 /// Puts a posting into a list sorted by doc: an append when the doc is the newest (slots only
 /// grow, so nearly always), else an insert in place; a doc already there is left as it is.
 fn insert_by_doc<P>(list: &mut Vec<P>, posting: P, doc: impl Fn(&P) -> Slot) {
@@ -111,8 +119,11 @@ pub struct InvertedIndex {
     /// short keys: opening a store interns every term of every stored dictionary.
     terms: hashbrown::HashMap<String, u32>,
     postings: Vec<Vec<Posting>>,
-    /// Field lengths in terms, by slot; zero for unindexed slots.
-    doc_len: Vec<[u32; FIELDS]>,
+    /// Field lengths in terms, by slot; zero for unindexed slots. Two bytes a field, not four
+    /// (8 B a record less): a field of [`LONG`] terms or more is `LONG` here, and its record's
+    /// exact lengths are in `long_len`, read only off the scoring loop's table path.
+    doc_len: Vec<[u16; FIELDS]>,
+    long_len: hashbrown::HashMap<Slot, [u32; FIELDS]>,
     total_len: [u64; FIELDS],
     docs: u32,
     /// Derived-key postings by term id (the same ids as `postings`), key lengths by slot,
@@ -204,10 +215,30 @@ impl InvertedIndex {
             ("text dictionary", terms),
             (
                 "text lengths",
-                self.doc_len.capacity() * 16 + self.keys_len.capacity() * 4,
+                self.doc_len.capacity() * core::mem::size_of::<[u16; FIELDS]>()
+                    + self.long_len.capacity() * (4 + 16 + 1)
+                    + self.keys_len.capacity() * 4,
             ),
             ("text query buffers", scratch),
         ]
+    }
+
+    /// The field lengths of `slot`, exact; `None` past the last slot.
+    fn len_of(&self, slot: Slot) -> Option<[u32; FIELDS]> {
+        let short = *self.doc_len.get(slot as usize)?;
+        Some(self.widen(slot, short))
+    }
+
+    /// `short`, the kept lengths of `slot`, widened: exact from `long_len` where a field
+    /// was too long for two bytes.
+    #[inline]
+    fn widen(&self, slot: Slot, short: [u16; FIELDS]) -> [u32; FIELDS] {
+        if short.contains(&LONG) {
+            if let Some(&exact) = self.long_len.get(&slot) {
+                return exact;
+            }
+        }
+        short.map(u32::from)
     }
 
     /// The id of `term`, interned when `intern` is set.
@@ -315,7 +346,13 @@ impl InvertedIndex {
             );
         }
         super::resize_eighth(&mut self.doc_len, slot as usize + 1, [0; FIELDS]);
-        self.doc_len[slot as usize] = len;
+        let short = short_len(len);
+        self.doc_len[slot as usize] = short;
+        if short.contains(&LONG) {
+            self.long_len.insert(slot, len);
+        } else {
+            self.long_len.remove(&slot);
+        }
         for (total, l) in self.total_len.iter_mut().zip(len) {
             *total += u64::from(l);
         }
@@ -396,11 +433,12 @@ impl InvertedIndex {
                     last = term;
                 }
             }
-            if let Some(len) = self.doc_len.get_mut(slot as usize) {
-                for (total, l) in self.total_len.iter_mut().zip(*len) {
+            if let Some(len) = self.len_of(slot) {
+                for (total, l) in self.total_len.iter_mut().zip(len) {
                     *total -= u64::from(l);
                 }
-                *len = [0; FIELDS];
+                self.doc_len[slot as usize] = [0; FIELDS];
+                self.long_len.remove(&slot);
                 self.docs = self.docs.saturating_sub(1);
             }
             let (terms, _) = self.analyze_keys(record, false);
@@ -506,13 +544,13 @@ impl InvertedIndex {
             let idf = w.idf(list.len()) * qtf;
             for p in list {
                 let doc = p.doc as usize;
-                let len = &doc_len[doc];
+                let short = doc_len[doc];
                 // Only field 0 (input) present, with tf < PARTS_TF: the low byte alone.
                 let bits = u32::from_le_bytes(p.tf) as usize;
-                let part = if use_table && bits < PARTS_TF && (len[0] as usize) < PARTS_LEN {
-                    parts[bits * PARTS_LEN + len[0] as usize]
+                let part = if use_table && bits < PARTS_TF && (short[0] as usize) < PARTS_LEN {
+                    parts[bits * PARTS_LEN + short[0] as usize]
                 } else {
-                    w.tf_part(&p.tf, len)
+                    w.tf_part(&p.tf, &self.widen(p.doc, short))
                 };
                 let a = &mut acc[doc];
                 if !dense && *a == 0.0 {
@@ -562,9 +600,10 @@ impl InvertedIndex {
     /// The BM25 score of one doc (0 when no query term occurs in it).
     pub fn score_doc(&self, query: &TermQuery, params: &Bm25Params, doc: Slot) -> f32 {
         let w = Bm25Weight::new(params, self.docs, &self.total_len, self.keys_total);
-        let Some(len) = self.doc_len.get(doc as usize) else {
+        let Some(len) = self.len_of(doc) else {
             return 0.0;
         };
+        let len = &len;
         let mut s = 0.0;
         for &(term, qtf) in &query.terms {
             let list = &self.postings[term as usize];
@@ -613,5 +652,55 @@ fn drop_postings<P>(lists: &mut [Vec<P>], mut pairs: Vec<(u32, Slot)>, doc: impl
             }
         }
         at = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::test_record;
+    use std::string::ToString;
+
+    /// A field too long for `doc_len`'s two bytes scores, counts and leaves with its exact
+    /// length.
+    #[test]
+    fn a_field_of_65535_terms_or_more_keeps_its_exact_length() {
+        let mut index = InvertedIndex::default();
+        let mut short = test_record(1);
+        short.input = "kelp forest".to_string();
+        let mut long = test_record(2);
+        long.input = "walrus ".repeat(70_000) + "kelp";
+        let mut edge = test_record(3);
+        edge.input = "otter ".repeat(65_534) + "kelp";
+        index.add(0, &short);
+        index.add(1, &long);
+        index.add(2, &edge);
+        assert_eq!(index.len_of(1).unwrap()[0], 70_001);
+        assert_eq!(index.len_of(2).unwrap()[0], 65_535);
+        assert_eq!(index.long_len.len(), 2, "65,535 itself is kept aside too");
+        assert_eq!(index.total_len[0], 2 + 70_001 + 65_535);
+
+        // The scores are those of the exact lengths, through the search and one doc alike.
+        let mut params = Bm25Params::default();
+        params.weights.keys = 0.0;
+        let q = index.query("kelp", false);
+        let w = Bm25Weight::new(&params, 3, &index.total_len, index.keys_total);
+        let [long_len, edge_len] = [1, 2].map(|s| index.len_of(s).unwrap());
+        let expected = w.idf(3) * w.tf_part(&[1, 0, 0, 0], &long_len);
+        assert_eq!(index.score_doc(&q, &params, 1), expected);
+        assert_ne!(
+            expected,
+            w.idf(3) * w.tf_part(&[1, 0, 0, 0], &[65_535, 0, 0, 0]),
+            "the length is not cut at two bytes"
+        );
+        let found = index.search(&q, &params, 3, |_| true);
+        let score = |doc| found.iter().find(|s| s.doc == doc).unwrap().score;
+        assert_eq!(score(1), expected);
+        assert_eq!(score(2), w.idf(3) * w.tf_part(&[1, 0, 0, 0], &edge_len));
+
+        index.remove_many([(1, &long), (2, &edge)]);
+        assert_eq!(index.total_len[0], 2);
+        assert!(index.long_len.is_empty());
+        assert_eq!(index.len_of(1), Some([0; FIELDS]));
     }
 }
