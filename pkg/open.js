@@ -98,6 +98,20 @@ function gather(host) {
   return { entries, put, settle, free };
 }
 
+/** Runs `fill`, which puts values into `into` (see `gather`), then waits for the openings under
+ * way; resolves to the keys the host opened. On a failure, the entries are freed once nothing
+ * is still being put into them, and the failure is thrown. */
+async function filled(into, fill) {
+  try {
+    await fill();
+    return await into.settle();
+  } catch (e) {
+    await into.settle().catch(() => {});
+    into.free();
+    throw e;
+  }
+}
+
 /** Loads `keys` from `storage`, at most READS_IN_FLIGHT at a time, handing each value to
  * `put` as it arrives. The first failure stops the reads still to start and, once those
  * under way have settled, is thrown. */
@@ -151,16 +165,10 @@ export async function readStore(storage, key, host) {
       const [generation, ...ahead] = await Promise.all([GENERATION_KEY, ...plan.ahead].map((k) => storage.load(k)));
       if (ahead.every((v) => v == null)) {
         const into = gather(host);
-        let opened;
-        try {
+        const opened = await filled(into, async () => {
           into.put(HEAD_KEY, head);
           await readEach(storage, plan.named, into.put);
-          opened = await into.settle();
-        } catch (e) {
-          await into.settle().catch(() => {});
-          into.free();
-          throw e;
-        }
+        });
         return { entries: into.entries, generation: decodeGeneration(generation), opened };
       }
     }
@@ -173,19 +181,13 @@ export async function readStore(storage, key, host) {
       else into.put(k, v);
     }
   };
-  let opened;
-  try {
-    // An adapter that lists a page at a time (IndexedDB, Durable Object storage) has each page
-    // copied before it reads the next; a whole listing is garbage once this returns, before
-    // the core decodes anything.
+  // An adapter that lists a page at a time (IndexedDB, Durable Object storage) has each page
+  // copied before it reads the next; a whole listing is garbage once this returns, before the
+  // core decodes anything.
+  const opened = await filled(into, async () => {
     if (typeof storage.loadPages === 'function') await storage.loadPages('', take);
     else take(await storage.loadRange(''));
-    opened = await into.settle();
-  } catch (e) {
-    await into.settle().catch(() => {});
-    into.free();
-    throw e;
-  }
+  });
   return { entries: into.entries, generation, opened };
 }
 

@@ -350,7 +350,8 @@ impl InvertedIndex {
         self.doc_len[slot as usize] = short;
         if short.contains(&LONG) {
             self.long_len.insert(slot, len);
-        } else {
+        } else if !self.long_len.is_empty() {
+            // Hashed only when some record has a long field: not on every add of a load.
             self.long_len.remove(&slot);
         }
         for (total, l) in self.total_len.iter_mut().zip(len) {
@@ -600,10 +601,9 @@ impl InvertedIndex {
     /// The BM25 score of one doc (0 when no query term occurs in it).
     pub fn score_doc(&self, query: &TermQuery, params: &Bm25Params, doc: Slot) -> f32 {
         let w = Bm25Weight::new(params, self.docs, &self.total_len, self.keys_total);
-        let Some(len) = self.len_of(doc) else {
+        let Some(ref len) = self.len_of(doc) else {
             return 0.0;
         };
-        let len = &len;
         let mut s = 0.0;
         for &(term, qtf) in &query.terms {
             let list = &self.postings[term as usize];

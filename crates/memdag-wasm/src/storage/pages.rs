@@ -121,12 +121,13 @@ pub async fn load_pages(
     take: Function,
     limit: u32,
 ) -> Result<(), JsValue> {
+    // The empty prefix has no end: every key.
     let end = prefix_end(prefix).map(|e| JsValue::from(js_sys::JsString::from_char_code(&e)));
     let pager = Rc::new(RefCell::new(Pager {
         store,
         tx: tx.clone(),
         first: range(prefix)?,
-        end: if prefix.is_empty() { None } else { end },
+        end,
         limit,
         take,
         on_page: None,
