@@ -14,7 +14,8 @@
 //! calls it. Persistence goes through the source traits of [`restore`].
 //!
 //! - [`postings`]: the inverted index, scored with BM25F ([`bm25`]) over terms from the
-//!   CJK-aware [`analyzer`], with English inflections folded by its light stemmer;
+//!   CJK-aware [`analyzer`], with English inflections folded by its light stemmer, its lists
+//!   compressed by [`posting_list`];
 //! - [`vectors`]: the store's vectors (its only copy of them, each with its inverse norm), in
 //!   an incremental [`hnsw`] graph whose links are persisted (see [`restore`]), so opening a
 //!   stored memory never rebuilds the graph;
@@ -36,6 +37,7 @@ pub mod embed;
 pub mod hnsw;
 pub mod items;
 pub mod normalize;
+pub mod posting_list;
 pub mod postings;
 pub mod quant;
 pub mod restore;

@@ -1,7 +1,8 @@
 //! The inverted index: term dictionary, postings and field lengths, updated in place.
 //!
 //! Each term has one postings list of `(doc, tf per field)`, sorted by doc (the record's
-//! [`Slot`], which only grows, so an add is an append). A delete re-analyzes the deleted record
+//! [`Slot`], which only grows, so an add is an append), compressed to about two bytes a
+//! posting ([`super::posting_list`]). A delete re-analyzes the deleted record
 //! and removes its postings, so document frequencies stay exact and nothing needs a rebuild.
 //! Frequencies saturate at 255 per field, which BM25's saturation makes harmless.
 //!
@@ -26,17 +27,11 @@ use std::vec::Vec;
 use super::analyzer::{analyze, analyze_index, stem};
 use super::bm25::{Bm25Params, Bm25Weight, Field, FIELDS};
 use super::derived::derived_keys;
+use super::posting_list::{ListSize, PostingList};
 use super::stopwords::significant;
 use super::topk::{Scored, TopK};
 use crate::record::Record;
 use memdag_types::Slot;
-
-/// One document's frequencies of one term.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Posting {
-    pub doc: Slot,
-    pub tf: [u8; FIELDS],
-}
 
 /// The version of what [`InvertedIndex::analysis`] computes. Bump it with any change to the
 /// analyzer, the fields or the derived keys: a store keeps the analyses of its records, and on
@@ -65,35 +60,6 @@ fn short_len(len: [u32; FIELDS]) -> [u16; FIELDS] {
     len.map(|l| u16::try_from(l).unwrap_or(LONG))
 }
 
-/// Puts a posting into a list sorted by doc: an append when the doc is the newest (slots only
-/// grow, so nearly always), else an insert in place; a doc already there is left as it is.
-fn insert_by_doc<P>(list: &mut Vec<P>, posting: P, doc: impl Fn(&P) -> Slot) {
-    let slot = doc(&posting);
-    match list.last() {
-        Some(last) if doc(last) >= slot => {
-            if let Err(at) = list.binary_search_by_key(&slot, &doc) {
-                list.insert(at, posting);
-            }
-        }
-        _ => {
-            super::reserve_eighth(list, 1);
-            list.push(posting)
-        }
-    }
-}
-
-/// One document's frequency of one term among its derived keys. Packed: 5 bytes, not 8 (a
-/// `u32` and a `u8` would be padded to 8), so every record's keys cost 17 B less at 100k
-/// (memdag-bench `index_parts`). Its fields are only read by value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(C, packed)]
-pub struct KeyPosting {
-    pub doc: Slot,
-    pub tf: u8,
-}
-
-const _: () = assert!(core::mem::size_of::<KeyPosting>() == 5);
-
 /// Calls `f` with every indexed text of a record and its field.
 pub fn for_each_field(record: &Record, mut f: impl FnMut(Field, &str)) {
     f(Field::Input, &record.input);
@@ -118,7 +84,8 @@ pub struct InvertedIndex {
     /// Hashed with hashbrown's default (foldhash), which is cheaper than std's SipHash on
     /// short keys: opening a store interns every term of every stored dictionary.
     terms: hashbrown::HashMap<String, u32>,
-    postings: Vec<Vec<Posting>>,
+    /// Postings by term id, compressed ([`super::posting_list`]).
+    postings: Vec<PostingList>,
     /// Field lengths in terms, by slot; zero for unindexed slots. Two bytes a field, not four
     /// (8 B a record less): a field of [`LONG`] terms or more is `LONG` here, and its record's
     /// exact lengths are in `long_len`, read only off the scoring loop's table path.
@@ -128,7 +95,7 @@ pub struct InvertedIndex {
     docs: u32,
     /// Derived-key postings by term id (the same ids as `postings`), key lengths by slot,
     /// and their sum.
-    keys: Vec<Vec<KeyPosting>>,
+    keys: Vec<PostingList>,
     keys_len: Vec<u32>,
     keys_total: u64,
     /// Reused by [`InvertedIndex::search`] so a query allocates nothing of its size.
@@ -199,12 +166,8 @@ impl InvertedIndex {
     /// [`InvertedIndex::heap_bytes`] by part: the term postings, the derived-key postings, the
     /// dictionary, the per-record lengths, and the query buffers.
     pub fn heap_parts(&self) -> [(&'static str, usize); 5] {
-        let postings: usize = self.postings.iter().map(|p| p.capacity() * 8 + 24).sum();
-        let keys: usize = self
-            .keys
-            .iter()
-            .map(|p| p.capacity() * core::mem::size_of::<KeyPosting>() + 24)
-            .sum();
+        let postings: usize = self.postings.iter().map(PostingList::heap_bytes).sum();
+        let keys: usize = self.keys.iter().map(PostingList::heap_bytes).sum();
         let terms: usize = self.terms.keys().map(|k| k.capacity() + 40).sum();
         let scratch = self.scratch.try_lock().map_or(0, |s| {
             s.acc.capacity() * 4 + s.touched.capacity() * 4 + s.parts.capacity() * 4
@@ -249,8 +212,8 @@ impl InvertedIndex {
         self.terms.retain(|_, id| {
             let used = !postings[*id as usize].is_empty() || !keys[*id as usize].is_empty();
             if !used {
-                postings[*id as usize] = Vec::new();
-                keys[*id as usize] = Vec::new();
+                postings[*id as usize] = PostingList::default();
+                keys[*id as usize] = PostingList::default();
             }
             used
         });
@@ -262,8 +225,8 @@ impl InvertedIndex {
             None if intern => {
                 let id = self.postings.len() as u32;
                 self.terms.insert(term.into(), id);
-                self.postings.push(Vec::new());
-                self.keys.push(Vec::new());
+                self.postings.push(PostingList::default());
+                self.keys.push(PostingList::default());
                 Some(id)
             }
             None => None,
@@ -339,11 +302,7 @@ impl InvertedIndex {
         keys_len: u32,
     ) {
         for &(term, tf) in terms {
-            insert_by_doc(
-                &mut self.postings[term as usize],
-                Posting { doc: slot, tf },
-                |p| p.doc,
-            );
+            self.postings[term as usize].insert(slot, u32::from_le_bytes(tf));
         }
         super::resize_eighth(&mut self.doc_len, slot as usize + 1, [0; FIELDS]);
         let short = short_len(len);
@@ -359,26 +318,28 @@ impl InvertedIndex {
         }
         self.docs += 1;
         for &(term, tf) in keys {
-            insert_by_doc(
-                &mut self.keys[term as usize],
-                KeyPosting { doc: slot, tf },
-                |p| p.doc,
-            );
+            self.keys[term as usize].insert(slot, key_tf(tf));
         }
         super::resize_eighth(&mut self.keys_len, slot as usize + 1, 0);
         self.keys_len[slot as usize] = keys_len;
         self.keys_total += u64::from(keys_len);
     }
 
-    /// Makes room for `terms[id]` more postings of term `id` and `keys[id]` more key postings,
-    /// so that adding many analyzed records grows each list once.
-    pub fn reserve_postings(&mut self, terms: &[u32], keys: &[u32]) {
-        for (list, &n) in self.postings.iter_mut().zip(terms) {
-            list.reserve_exact(n as usize);
+    /// Makes room for the postings `terms[id]` counted of term `id` and the key postings
+    /// `keys[id]` counted (see [`InvertedIndex::size_key`]), so that adding many analyzed
+    /// records allocates each list once, at its size.
+    pub fn reserve_postings(&mut self, terms: &[ListSize], keys: &[ListSize]) {
+        for (list, size) in self.postings.iter_mut().zip(terms) {
+            list.reserve(size);
         }
-        for (list, &n) in self.keys.iter_mut().zip(keys) {
-            list.reserve_exact(n as usize);
+        for (list, size) in self.keys.iter_mut().zip(keys) {
+            list.reserve(size);
         }
+    }
+
+    /// Counts a derived-key posting into `size` as [`InvertedIndex::add_analyzed`] stores it.
+    pub fn size_key(size: &mut ListSize, slot: Slot, tf: u8) {
+        size.add(slot, key_tf(tf));
     }
 
     /// The id of `term`, interned if new.
@@ -449,8 +410,8 @@ impl InvertedIndex {
                 *len = 0;
             }
         }
-        drop_postings(&mut self.postings, postings, |p| p.doc);
-        drop_postings(&mut self.keys, keys, |p| p.doc);
+        drop_postings(&mut self.postings, postings);
+        drop_postings(&mut self.keys, keys);
     }
 
     /// Analyzes query text into known terms; unknown terms cannot match and are dropped.
@@ -540,37 +501,49 @@ impl InvertedIndex {
             }
         }
         touched.clear();
+        // A fixed-size view, so that the table's index (below 4 · 256) needs no bounds check.
+        let table: Option<&[f32; PARTS_TF * PARTS_LEN]> =
+            use_table.then(|| parts[..].try_into().ok()).flatten();
         for &(term, qtf) in &query.terms {
             let list = &self.postings[term as usize];
             let idf = w.idf(list.len()) * qtf;
-            for p in list {
-                let doc = p.doc as usize;
-                let short = doc_len[doc];
-                // Only field 0 (input) present, with tf < PARTS_TF: the low byte alone.
-                let bits = u32::from_le_bytes(p.tf) as usize;
-                let part = if use_table && bits < PARTS_TF && (short[0] as usize) < PARTS_LEN {
-                    parts[bits * PARTS_LEN + short[0] as usize]
-                } else {
-                    w.tf_part(&p.tf, &self.widen(p.doc, short))
-                };
-                let a = &mut acc[doc];
-                if !dense && *a == 0.0 {
-                    touched.push(p.doc);
+            list.for_each_block(|slots, tfs| {
+                // Slots come sorted: when the last is below `n`, every one is.
+                let Some(&last) = slots.last() else { return };
+                assert!((last as usize) < n, "a posting past the indexed slots");
+                for (&slot, &tf) in slots.iter().zip(tfs) {
+                    let doc = slot as usize;
+                    // SAFETY: doc <= last < n = doc_len.len() = acc.len() (asserted above).
+                    let (short, a) =
+                        unsafe { (*doc_len.get_unchecked(doc), acc.get_unchecked_mut(doc)) };
+                    // Only field 0 (input) present, with tf < PARTS_TF: the low byte alone.
+                    let bits = tf as usize;
+                    let part = match table {
+                        Some(t) if bits < PARTS_TF && (short[0] as usize) < PARTS_LEN => {
+                            t[bits * PARTS_LEN + short[0] as usize]
+                        }
+                        _ => w.tf_part(&tf.to_le_bytes(), &self.widen(slot, short)),
+                    };
+                    if !dense && *a == 0.0 {
+                        touched.push(slot);
+                    }
+                    *a += idf * part;
                 }
-                *a += idf * part;
-            }
+            });
         }
         if w.uses_keys() {
             for &(term, qtf) in &query.terms {
                 let list = &self.keys[term as usize];
                 let idf = w.idf(list.len()) * qtf;
-                for p in list {
-                    let a = &mut acc[p.doc as usize];
-                    if !dense && *a == 0.0 {
-                        touched.push(p.doc);
+                list.for_each_block(|slots, tfs| {
+                    for (&slot, &tf) in slots.iter().zip(tfs) {
+                        let a = &mut acc[slot as usize];
+                        if !dense && *a == 0.0 {
+                            touched.push(slot);
+                        }
+                        *a += idf * w.keys_part(tf as u8, self.keys_len[slot as usize]);
                     }
-                    *a += idf * w.keys_part(p.tf, self.keys_len[p.doc as usize]);
-                }
+                });
             }
         }
         let mut top = TopK::new(k);
@@ -607,16 +580,16 @@ impl InvertedIndex {
         let mut s = 0.0;
         for &(term, qtf) in &query.terms {
             let list = &self.postings[term as usize];
-            if let Ok(at) = list.binary_search_by_key(&doc, |p| p.doc) {
-                s += w.idf(list.len()) * qtf * w.tf_part(&list[at].tf, len);
+            if let Some(tf) = list.find(doc) {
+                s += w.idf(list.len()) * qtf * w.tf_part(&tf.to_le_bytes(), len);
             }
         }
         if w.uses_keys() {
             let keys_len = self.keys_len.get(doc as usize).copied().unwrap_or(0);
             for &(term, qtf) in &query.terms {
                 let list = &self.keys[term as usize];
-                if let Ok(at) = list.binary_search_by_key(&doc, |p| p.doc) {
-                    s += w.idf(list.len()) * qtf * w.keys_part(list[at].tf, keys_len);
+                if let Some(tf) = list.find(doc) {
+                    s += w.idf(list.len()) * qtf * w.keys_part(tf as u8, keys_len);
                 }
             }
         }
@@ -624,35 +597,23 @@ impl InvertedIndex {
     }
 }
 
-/// Drops the postings of `pairs` (term, slot) from `lists`, one pass over each list touched.
-fn drop_postings<P>(lists: &mut [Vec<P>], mut pairs: Vec<(u32, Slot)>, doc: impl Fn(&P) -> Slot) {
+/// Drops the postings of `pairs` (term, slot) from `lists`, one edit of each list touched.
+fn drop_postings(lists: &mut [PostingList], mut pairs: Vec<(u32, Slot)>) {
     pairs.sort_unstable();
     pairs.dedup();
-    let mut at = 0;
-    while at < pairs.len() {
-        let term = pairs[at].0;
-        let end = at + pairs[at..].partition_point(|p| p.0 == term);
-        let slots = &pairs[at..end];
-        if let Some(list) = lists.get_mut(term as usize) {
-            if let [(_, slot)] = slots {
-                if let Ok(i) = list.binary_search_by_key(slot, &doc) {
-                    list.remove(i);
-                }
-            } else {
-                // The list and the slots are both sorted by doc: one merge pass drops them,
-                // where a binary search per posting cost a purge of 10k items 15% of its time.
-                let mut next = 0;
-                list.retain(|p| {
-                    let d = doc(p);
-                    while slots.get(next).is_some_and(|s| s.1 < d) {
-                        next += 1;
-                    }
-                    slots.get(next).is_none_or(|s| s.1 != d)
-                });
-            }
+    let mut slots: Vec<Slot> = Vec::new();
+    for run in pairs.chunk_by(|a, b| a.0 == b.0) {
+        if let Some(list) = lists.get_mut(run[0].0 as usize) {
+            slots.clear();
+            slots.extend(run.iter().map(|p| p.1));
+            list.remove_sorted(&slots);
         }
-        at = end;
     }
+}
+
+/// A derived key's frequency as its list keeps it: in the first field's place.
+fn key_tf(tf: u8) -> u32 {
+    u32::from(tf)
 }
 
 #[cfg(test)]

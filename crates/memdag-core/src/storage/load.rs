@@ -17,6 +17,7 @@ use crate::damage::{Damage, DamagedBlock};
 use crate::dirty::Touched;
 use crate::error::{Error, Result};
 use crate::index::bm25::FIELDS;
+use crate::index::posting_list::ListSize;
 use crate::index::postings::{InvertedIndex, ANALYSIS_VERSION};
 use crate::index::restore::{GraphSource, SeqMap, VectorSource};
 use crate::keys;
@@ -490,20 +491,28 @@ fn text_index_for(
             usable_text(v).map(|t| t.dict.iter().map(|term| text_index.intern(term)).collect())
         })
         .collect();
-    let mut term_counts = vec![0u32; text_index.vocabulary()];
-    let mut key_counts = vec![0u32; text_index.vocabulary()];
-    for &(vi, ri) in chosen {
+    let mut term_sizes = vec![ListSize::default(); text_index.vocabulary()];
+    let mut key_sizes = vec![ListSize::default(); text_index.vocabulary()];
+    // A record's slot is its place in `chosen`.
+    for (slot, &(vi, ri)) in chosen.iter().enumerate() {
         if let (Some(text), Some(ids)) = (usable_text(&views[vi as usize]), &term_ids[vi as usize])
         {
+            let slot = slot as Slot;
             text.entry(
                 ri as usize,
                 &mut |_, _| {},
-                &mut |id, _| term_counts[ids[id as usize] as usize] += 1,
-                &mut |id, _| key_counts[ids[id as usize] as usize] += 1,
+                &mut |id, tf| {
+                    let mut f = [0u8; FIELDS];
+                    f.copy_from_slice(&tf[..FIELDS]);
+                    term_sizes[ids[id as usize] as usize].add(slot, u32::from_le_bytes(f));
+                },
+                &mut |id, tf| {
+                    InvertedIndex::size_key(&mut key_sizes[ids[id as usize] as usize], slot, tf)
+                },
             );
         }
     }
-    text_index.reserve_postings(&term_counts, &key_counts);
+    text_index.reserve_postings(&term_sizes, &key_sizes);
     (text_index, term_ids)
 }
 
