@@ -379,6 +379,7 @@ impl PostingList {
     }
 
     /// Every posting, in doc order.
+    #[cfg(test)]
     pub fn postings(&self) -> Vec<(Slot, u32)> {
         self.postings_from(0)
     }
@@ -408,49 +409,37 @@ impl PostingList {
     /// Appends the posting of `doc`, which must be past the last one.
     fn push(&mut self, doc: Slot, tf: u32) {
         if (self.len as usize).is_multiple_of(BLOCK) {
-            // A new block.
-            let first = if self.len == 0 { varint_len(doc) } else { 0 };
-            super::reserve_eighth(&mut self.bytes, first + block_bytes(&[(doc, tf)]));
-            if self.len == 0 {
-                put_varint(&mut self.bytes, doc);
+            self.append_block(&[(doc, tf)]);
+            return;
+        }
+        let k = self.skips.len();
+        let (_, width_at, n) = self.block_start(k);
+        let width = usize::from(self.bytes[width_at]);
+        let delta = doc - self.last;
+        if width > 0 && width_of(delta) <= width {
+            // After the block's entries, before its large frequencies.
+            let end = width_at + 1 + n * (width + 1);
+            let code = code_of(tf);
+            super::reserve_eighth(&mut self.bytes, width + 1 + large_bytes(tf));
+            let entry = &delta.to_le_bytes()[..width];
+            if end == self.bytes.len() {
+                self.bytes.extend_from_slice(entry);
+                self.bytes.push(code);
             } else {
-                super::reserve_eighth(&mut self.skips, 1);
-                self.skips.push(Skip {
-                    first: doc,
-                    at: self.bytes.len() as u32,
-                });
+                self.bytes
+                    .splice(end..end, entry.iter().copied().chain([code]));
             }
-            put_block(&mut self.bytes, &[(doc, tf)]);
+            if code == 0 {
+                self.bytes.extend_from_slice(&tf.to_le_bytes());
+            }
         } else {
-            let k = self.skips.len();
-            let (_, width_at, n) = self.block_start(k);
-            let width = usize::from(self.bytes[width_at]);
-            let delta = doc - self.last;
-            if width > 0 && width_of(delta) <= width {
-                // After the block's entries, before its large frequencies.
-                let end = width_at + 1 + n * (width + 1);
-                let code = code_of(tf);
-                super::reserve_eighth(&mut self.bytes, width + 1 + large_bytes(tf));
-                let entry = &delta.to_le_bytes()[..width];
-                if end == self.bytes.len() {
-                    self.bytes.extend_from_slice(entry);
-                    self.bytes.push(code);
-                } else {
-                    self.bytes
-                        .splice(end..end, entry.iter().copied().chain([code]));
-                }
-                if code == 0 {
-                    self.bytes.extend_from_slice(&tf.to_le_bytes());
-                }
-            } else {
-                // The block's second posting, or a gap wider than its others: the block
-                // again, at its new width.
-                let mut block = self.postings_from(k);
-                block.push((doc, tf));
-                self.bytes.truncate(width_at);
-                super::reserve_eighth(&mut self.bytes, block_bytes(&block));
-                put_block(&mut self.bytes, &block);
-            }
+            // The block's second posting, or a gap wider than its others: the block
+            // again, at its new width.
+            let mut block = self.postings_from(k);
+            block.push((doc, tf));
+            self.bytes.truncate(width_at);
+            super::reserve_eighth(&mut self.bytes, block_bytes(&block));
+            put_block(&mut self.bytes, &block);
         }
         self.len += 1;
         self.last = doc;
@@ -509,22 +498,28 @@ impl PostingList {
         self.len = (k * BLOCK) as u32;
         self.last = before;
         for block in tail.chunks(BLOCK) {
-            let first = block[0].0;
-            let head = if self.len == 0 { varint_len(first) } else { 0 };
-            super::reserve_eighth(&mut self.bytes, head + block_bytes(block));
-            if self.len == 0 {
-                put_varint(&mut self.bytes, first);
-            } else {
-                super::reserve_eighth(&mut self.skips, 1);
-                self.skips.push(Skip {
-                    first,
-                    at: self.bytes.len() as u32,
-                });
-            }
-            put_block(&mut self.bytes, block);
-            self.len += block.len() as u32;
-            self.last = block[block.len() - 1].0;
+            self.append_block(block);
         }
+    }
+
+    /// Appends `block` (1 to [`BLOCK`] postings past the last) as a new block: the list's
+    /// length must be a whole number of blocks.
+    fn append_block(&mut self, block: &[(Slot, u32)]) {
+        let first = block[0].0;
+        let head = if self.len == 0 { varint_len(first) } else { 0 };
+        super::reserve_eighth(&mut self.bytes, head + block_bytes(block));
+        if self.len == 0 {
+            put_varint(&mut self.bytes, first);
+        } else {
+            super::reserve_eighth(&mut self.skips, 1);
+            self.skips.push(Skip {
+                first,
+                at: self.bytes.len() as u32,
+            });
+        }
+        put_block(&mut self.bytes, block);
+        self.len += block.len() as u32;
+        self.last = block[block.len() - 1].0;
     }
 }
 
