@@ -1,7 +1,8 @@
 //! What an open holds (not a test): builds the workload store, writes it as one change set, and
 //! opens it under a counting allocator: the bytes live with the values alone, the peak during
-//! `Store::load`, and what stays once the values are dropped. Native sizes (64-bit pointers);
-//! the wasm build's headers are about half.
+//! `Store::load`, and what stays once the values are dropped, split into the search index (by
+//! part), the records (their slots, strings and lists) and the rest. Native sizes (64-bit
+//! pointers); the wasm build's headers are about half.
 //! `cargo run -p memdag-bench --release --example open_memory -- N [f32|int8] [sealed]`
 //!
 //! With `sealed`, the store is encrypted at rest (seal v1, the core's cipher), and it is opened
@@ -13,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use memdag_bench::workload::{build, Options};
 use memdag_core::index::vecstore::Precision;
-use memdag_core::{Cipher, Store};
+use memdag_core::{Cipher, Record, Store};
 
 struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -121,10 +122,58 @@ fn main() {
         mib(peak - with_values),
         per(peak - with_values)
     );
+    let index = store.search_index().heap_bytes();
+    let records = records_bytes(&store);
     println!(
-        "search index heap_bytes: {:.0} B/rec",
-        per(store.search_index().heap_bytes())
+        "of the store: search index {:.0} B/rec, records {:.0} B/rec (the slots {} B each, and \
+         their strings and lists), the rest (ids, DAG, orders, allocator) {:.0} B/rec",
+        per(index),
+        per(records),
+        std::mem::size_of::<Option<Record>>(),
+        per((after + values).saturating_sub(before + index + records))
     );
+    for (part, bytes) in store.search_index().heap_parts() {
+        println!("  index part {part}: {:.1} B/rec", per(bytes));
+    }
+}
+
+/// The bytes the records take: their slots, and the heap their strings and lists hold (by
+/// capacity; the allocator's own overhead is not counted).
+fn records_bytes(store: &Store) -> usize {
+    let text = |s: &String| s.capacity();
+    let slots = store.iter().count() * std::mem::size_of::<Option<Record>>();
+    slots
+        + store
+            .iter()
+            .map(|r| {
+                text(&r.id)
+                    + text(&r.thread)
+                    + text(&r.user)
+                    + text(&r.input)
+                    + text(&r.output)
+                    + r.steps.capacity() * std::mem::size_of::<memdag_core::Step>()
+                    + r.steps
+                        .iter()
+                        .map(|s| text(&s.tool) + text(&s.args) + text(&s.result))
+                        .sum::<usize>()
+                    + r.parents.capacity() * std::mem::size_of::<String>()
+                    + r.parents.iter().map(text).sum::<usize>()
+                    + r.tags.capacity() * std::mem::size_of::<String>()
+                    + r.tags.iter().map(text).sum::<usize>()
+                    + r.compact.as_ref().map_or(0, |c| {
+                        text(&c.summary)
+                            + c.sections.capacity() * std::mem::size_of::<memdag_core::Section>()
+                            + c.sections
+                                .iter()
+                                .map(|s| text(&s.name) + text(&s.text))
+                                .sum::<usize>()
+                    })
+                    + r.embedding.as_ref().map_or(0, |e| e.capacity() * 4)
+                    + r.item
+                        .as_ref()
+                        .map_or(0, |_| std::mem::size_of::<memdag_core::item::ItemMeta>())
+            })
+            .sum::<usize>()
 }
 
 /// Runs `open`, and returns what it opened with its peak above the bytes live before it and
