@@ -38,6 +38,7 @@
 //! The lists live in memory only: a store keeps its records' analyses, not postings, so the
 //! layout can change without a format version.
 
+use std::boxed::Box;
 use std::vec::Vec;
 
 use super::bm25::FIELDS;
@@ -229,12 +230,68 @@ struct Skip {
     at: u32,
 }
 
+/// The later blocks' starts, boxed: the list of a rare term (an id, a hash, a path: most of a
+/// large vocabulary) has one block and no skips, and pays one pointer for them, not an empty
+/// `Vec`'s three words. With the bytes, the count and the last doc, a list takes 40 bytes.
+// The box is the point (one word where a `Vec` is three), so clippy's advice against a boxed
+// collection does not apply.
+#[allow(clippy::box_collection)]
+#[derive(Debug, Clone, Default)]
+struct Skips(Option<Box<Vec<Skip>>>);
+
+impl core::ops::Deref for Skips {
+    type Target = [Skip];
+
+    #[inline]
+    fn deref(&self) -> &[Skip] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+impl Skips {
+    fn vec(&mut self) -> &mut Vec<Skip> {
+        self.0.get_or_insert_with(Box::default)
+    }
+
+    fn reserve_exact(&mut self, more: usize) {
+        if more > 0 {
+            self.vec().reserve_exact(more);
+        }
+    }
+
+    fn push(&mut self, skip: Skip) {
+        let skips = self.vec();
+        super::reserve_eighth(skips, 1);
+        skips.push(skip);
+    }
+
+    /// Keeps the first `n`; none frees the box.
+    fn truncate(&mut self, n: usize) {
+        match &mut self.0 {
+            Some(_) if n == 0 => self.0 = None,
+            Some(skips) => skips.truncate(n),
+            None => {}
+        }
+    }
+
+    #[cfg(test)]
+    fn capacity(&self) -> usize {
+        self.0.as_ref().map_or(0, |skips| skips.capacity())
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.0.as_ref().map_or(0, |skips| {
+            core::mem::size_of::<Vec<Skip>>() + skips.capacity() * core::mem::size_of::<Skip>()
+        })
+    }
+}
+
 /// A term's postings in doc order, compressed (see the module doc). Frequencies go in and
 /// out as `u32::from_le_bytes` of the four fields' bytes.
 #[derive(Debug, Clone, Default)]
 pub struct PostingList {
     bytes: Vec<u8>,
-    skips: Vec<Skip>,
+    skips: Skips,
     len: u32,
     /// The doc of the last posting (0 when empty).
     last: Slot,
@@ -257,6 +314,11 @@ pub struct ListSize {
 }
 
 impl ListSize {
+    /// Whether no posting was counted.
+    pub fn is_empty(&self) -> bool {
+        self.postings == 0
+    }
+
     /// Counts the posting `(doc, tf)`, the list's newest.
     pub fn add(&mut self, doc: Slot, tf: u32) {
         if (self.postings as usize).is_multiple_of(BLOCK) {
@@ -299,9 +361,7 @@ impl PostingList {
 
     /// Heap bytes held, with the list itself.
     pub fn heap_bytes(&self) -> usize {
-        self.bytes.capacity()
-            + self.skips.capacity() * core::mem::size_of::<Skip>()
-            + core::mem::size_of::<Self>()
+        self.bytes.capacity() + self.skips.heap_bytes() + core::mem::size_of::<Self>()
     }
 
     /// Makes room for what `size` counted, on top of what the list holds.
@@ -511,7 +571,6 @@ impl PostingList {
         if self.len == 0 {
             put_varint(&mut self.bytes, first);
         } else {
-            super::reserve_eighth(&mut self.skips, 1);
             self.skips.push(Skip {
                 first,
                 at: self.bytes.len() as u32,
@@ -611,6 +670,27 @@ mod tests {
         assert_eq!(list.skips.capacity(), skips);
     }
 
+    /// What a term's list costs before its first posting: a large vocabulary is mostly lists
+    /// of one or two postings.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_list_takes_forty_bytes_and_its_one_block_no_skips() {
+        assert_eq!(core::mem::size_of::<PostingList>(), 40);
+        let mut list = PostingList::default();
+        for doc in 0..BLOCK as Slot {
+            list.insert(doc * 3, tf([1, 0, 0, 0]));
+        }
+        assert!(list.skips.0.is_none(), "one block needs no skips");
+        list.insert(1000, tf([1, 0, 0, 0]));
+        assert_eq!(list.skips.len(), 1);
+        list.remove_sorted(&[1000]);
+        assert!(
+            list.skips.0.is_none(),
+            "back to one block, the skips are freed"
+        );
+        assert_eq!(list.heap_bytes(), list.bytes.capacity() + 40);
+    }
+
     #[test]
     fn the_largest_gaps_and_slots_round_trip() {
         let postings = [
@@ -680,7 +760,7 @@ mod tests {
                 }
             }
             let fresh = list_of(&want);
-            proptest::prop_assert_eq!(&list.skips, &fresh.skips);
+            proptest::prop_assert_eq!(&list.skips[..], &fresh.skips[..]);
             proptest::prop_assert_eq!(&list.bytes, &fresh.bytes);
             for &(doc, tf) in &want {
                 size.add(doc, tf);

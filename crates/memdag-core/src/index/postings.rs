@@ -12,8 +12,10 @@
 //! once per query, and finds the touched docs by a chunked scan of the accumulator; both give
 //! the same bits as the plain loop.
 //!
-//! Each record's derived keys ([`super::derived`]) have postings of their own, one list per term
-//! beside the term's raw postings, so a query that matches no key costs what it did before.
+//! Each record's derived keys ([`super::derived`]) have postings of their own, one list per key
+//! term beside the term's raw postings, so a query that matches no key costs what it did
+//! before. Key terms are few (user names and calendar words), so their lists are kept by term
+//! in a map: a vocabulary of rare terms (ids, hashes, paths in tool logs) pays nothing for them.
 //! A query may drop its stop words first ([`super::stopwords`]).
 //!
 //! Terms are stemmed ([`super::analyzer::stem`]) on both sides, in the records' fields, their
@@ -93,9 +95,9 @@ pub struct InvertedIndex {
     long_len: hashbrown::HashMap<Slot, [u32; FIELDS]>,
     total_len: [u64; FIELDS],
     docs: u32,
-    /// Derived-key postings by term id (the same ids as `postings`), key lengths by slot,
-    /// and their sum.
-    keys: Vec<PostingList>,
+    /// Derived-key postings of the terms that have some, by term id (the same ids as
+    /// `postings`); key lengths by slot, and their sum.
+    keys: hashbrown::HashMap<u32, PostingList>,
     keys_len: Vec<u32>,
     keys_total: u64,
     /// Reused by [`InvertedIndex::search`] so a query allocates nothing of its size.
@@ -167,7 +169,12 @@ impl InvertedIndex {
     /// dictionary, the per-record lengths, and the query buffers.
     pub fn heap_parts(&self) -> [(&'static str, usize); 5] {
         let postings: usize = self.postings.iter().map(PostingList::heap_bytes).sum();
-        let keys: usize = self.keys.iter().map(PostingList::heap_bytes).sum();
+        let keys: usize = self
+            .keys
+            .values()
+            .map(PostingList::heap_bytes)
+            .sum::<usize>()
+            + self.keys.capacity() * (core::mem::size_of::<u32>() + 1);
         let terms: usize = self.terms.keys().map(|k| k.capacity() + 40).sum();
         let scratch = self.scratch.try_lock().map_or(0, |s| {
             s.acc.capacity() * 4 + s.touched.capacity() * 4 + s.parts.capacity() * 4
@@ -210,10 +217,11 @@ impl InvertedIndex {
     pub fn purge_unused_terms(&mut self) {
         let (postings, keys) = (&mut self.postings, &mut self.keys);
         self.terms.retain(|_, id| {
-            let used = !postings[*id as usize].is_empty() || !keys[*id as usize].is_empty();
+            let used = !postings[*id as usize].is_empty()
+                || keys.get(id).is_some_and(|list| !list.is_empty());
             if !used {
                 postings[*id as usize] = PostingList::default();
-                keys[*id as usize] = PostingList::default();
+                keys.remove(id);
             }
             used
         });
@@ -226,7 +234,6 @@ impl InvertedIndex {
                 let id = self.postings.len() as u32;
                 self.terms.insert(term.into(), id);
                 self.postings.push(PostingList::default());
-                self.keys.push(PostingList::default());
                 Some(id)
             }
             None => None,
@@ -318,7 +325,7 @@ impl InvertedIndex {
         }
         self.docs += 1;
         for &(term, tf) in keys {
-            self.keys[term as usize].insert(slot, key_tf(tf));
+            self.keys.entry(term).or_default().insert(slot, key_tf(tf));
         }
         super::resize_eighth(&mut self.keys_len, slot as usize + 1, 0);
         self.keys_len[slot as usize] = keys_len;
@@ -332,8 +339,10 @@ impl InvertedIndex {
         for (list, size) in self.postings.iter_mut().zip(terms) {
             list.reserve(size);
         }
-        for (list, size) in self.keys.iter_mut().zip(keys) {
-            list.reserve(size);
+        for (term, size) in keys.iter().enumerate() {
+            if !size.is_empty() {
+                self.keys.entry(term as u32).or_default().reserve(size);
+            }
         }
     }
 
@@ -410,8 +419,21 @@ impl InvertedIndex {
                 *len = 0;
             }
         }
-        drop_postings(&mut self.postings, postings);
-        drop_postings(&mut self.keys, keys);
+        let lists = &mut self.postings;
+        drop_runs(postings, |term, slots| {
+            if let Some(list) = lists.get_mut(term as usize) {
+                list.remove_sorted(slots);
+            }
+        });
+        let keys_of = &mut self.keys;
+        drop_runs(keys, |term, slots| {
+            if let Some(list) = keys_of.get_mut(&term) {
+                list.remove_sorted(slots);
+                if list.is_empty() {
+                    keys_of.remove(&term);
+                }
+            }
+        });
     }
 
     /// Analyzes query text into known terms; unknown terms cannot match and are dropped.
@@ -533,7 +555,9 @@ impl InvertedIndex {
         }
         if w.uses_keys() {
             for &(term, qtf) in &query.terms {
-                let list = &self.keys[term as usize];
+                let Some(list) = self.keys.get(&term) else {
+                    continue;
+                };
                 let idf = w.idf(list.len()) * qtf;
                 list.for_each_block(|slots, tfs| {
                     for (&slot, &tf) in slots.iter().zip(tfs) {
@@ -587,7 +611,9 @@ impl InvertedIndex {
         if w.uses_keys() {
             let keys_len = self.keys_len.get(doc as usize).copied().unwrap_or(0);
             for &(term, qtf) in &query.terms {
-                let list = &self.keys[term as usize];
+                let Some(list) = self.keys.get(&term) else {
+                    continue;
+                };
                 if let Some(tf) = list.find(doc) {
                     s += w.idf(list.len()) * qtf * w.keys_part(tf as u8, keys_len);
                 }
@@ -597,17 +623,16 @@ impl InvertedIndex {
     }
 }
 
-/// Drops the postings of `pairs` (term, slot) from `lists`, one edit of each list touched.
-fn drop_postings(lists: &mut [PostingList], mut pairs: Vec<(u32, Slot)>) {
+/// Calls `drop(term, slots)` once for each term of `pairs` (term, slot), with its slots
+/// sorted and distinct: one edit of each list touched.
+fn drop_runs(mut pairs: Vec<(u32, Slot)>, mut drop: impl FnMut(u32, &[Slot])) {
     pairs.sort_unstable();
     pairs.dedup();
     let mut slots: Vec<Slot> = Vec::new();
     for run in pairs.chunk_by(|a, b| a.0 == b.0) {
-        if let Some(list) = lists.get_mut(run[0].0 as usize) {
-            slots.clear();
-            slots.extend(run.iter().map(|p| p.1));
-            list.remove_sorted(&slots);
-        }
+        slots.clear();
+        slots.extend(run.iter().map(|p| p.1));
+        drop(run[0].0, &slots);
     }
 }
 
