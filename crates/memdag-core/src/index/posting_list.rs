@@ -42,6 +42,7 @@ use std::boxed::Box;
 use std::vec::Vec;
 
 use super::bm25::FIELDS;
+use crate::segment::put_varint;
 use memdag_types::Slot;
 
 /// Postings a block holds.
@@ -96,14 +97,6 @@ fn width_of(delta: u32) -> usize {
 
 fn varint_len(v: u32) -> usize {
     1 + (32 - (v | 1).leading_zeros() as usize - 1) / 7
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// The varint at `at` and its length.
@@ -569,7 +562,7 @@ impl PostingList {
         let head = if self.len == 0 { varint_len(first) } else { 0 };
         super::reserve_eighth(&mut self.bytes, head + block_bytes(block));
         if self.len == 0 {
-            put_varint(&mut self.bytes, first);
+            put_varint(&mut self.bytes, u64::from(first));
         } else {
             self.skips.push(Skip {
                 first,

@@ -178,7 +178,9 @@ impl Reader<'_> {
     }
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` as a LEB128 varint: the segments' integers, and the first doc of a posting
+/// list ([`crate::index::posting_list`]).
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
