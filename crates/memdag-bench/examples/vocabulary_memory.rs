@@ -4,6 +4,7 @@
 //! text-only records, each a few common words and tokens of its own (a request id, a file
 //! name), and prints the text index's parts per record and per distinct term.
 //! `cargo run -p memdag-bench --release --example vocabulary_memory -- 100000`
+use memdag_bench::corpus::Rng;
 use memdag_bench::workload::{build, Options};
 
 fn main() {
@@ -11,14 +12,9 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(100_000);
-    // A fixed xorshift, so that every run indexes the same tokens.
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    // A fixed seed, so that every run indexes the same tokens.
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut next = move || rng.next_u64();
     let verbs = ["read", "wrote", "fetched", "deleted", "listed", "patched"];
     let texts: Vec<String> = (0..n)
         .map(|i| {
