@@ -1,6 +1,7 @@
 //! The wasm face of the benchmark, for `tests/bench/run-wasm.mjs` under Node. The script
 //! passes the LoCoMo files as text; results come back as JSON text.
 
+use memdag_core::export::snapshot;
 use wasm_bindgen::prelude::*;
 
 use crate::corpus::{replicated, synthetic_texts, vector_corpus, Rng};
@@ -376,4 +377,24 @@ pub fn observations_line(report: String) -> String {
     serde_json::from_str(&report)
         .map(|r| crate::observations::line(&r))
         .unwrap_or_default()
+}
+
+/// Opens the store in a snapshot file (`examples/load_profile N PATH` saves one) `runs` times
+/// and returns each open's milliseconds: the first pays for fresh memory and cold code, as
+/// `load_ms`. For profiling an open in wasm (`node --cpu-prof`); not part of the workload.
+#[wasm_bindgen]
+pub fn time_opens(image: Vec<u8>, runs: u32) -> Vec<f64> {
+    let entries = snapshot::decode_snapshot(&image).expect("a snapshot file");
+    drop(image);
+    (0..runs)
+        .map(|_| {
+            let t = clock();
+            let store =
+                memdag_core::Store::load(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice())))
+                    .expect("load");
+            let ms = clock() - t;
+            drop(store);
+            ms
+        })
+        .collect()
 }
