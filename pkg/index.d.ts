@@ -659,6 +659,9 @@ export interface SearchResults {
 
 /** A regular-expression query over raw logs. */
 export interface GrepQuery {
+  /** `regex` crate syntax, run in linear time: no lookaround or backreferences. This package
+   * leaves out Unicode property classes (`\p{Han}`: `INVALID_INPUT`); use a range such as
+   * `[\x{4e00}-\x{9fff}]`. `\w`, `\d`, `\b` and `(?i)` are Unicode-aware. */
   pattern: string;
   caseInsensitive?: boolean;
   /** Among `input`, `output`, `args`, `results`; empty means all. */

@@ -58,6 +58,16 @@ test('grep: fields, case, UTF-16 offsets, filters and a cap', () => {
   assert.equal(thrown(() => mem.grep({ pattern: 'x', field: ['input'] })).code, 'INVALID_INPUT', 'a misspelt property');
 });
 
+test('grep: the package leaves out Unicode property classes, says so, and a range does instead', () => {
+  const mem = memory();
+  mem.addTurn({ id: 'zh', thread: 'ops', user: 'ada', createdAt: T0 + 3 * HOUR, input: '部署失败了', output: '' });
+  const refused = thrown(() => mem.grep({ pattern: '\\p{Han}+' }));
+  assert.equal(refused.code, 'INVALID_INPUT');
+  assert.match(refused.message, /grep-unicode-properties/, refused.message);
+  assert.deepEqual(mem.grep({ pattern: '[\\x{4e00}-\\x{9fff}]+' }).map((m) => [m.id, m.text]), [['zh', '部署失败了']]);
+  assert.deepEqual(mem.grep({ pattern: '(?i)\\w+了$' }).map((m) => m.id), ['zh'], '\\w stays Unicode-aware');
+});
+
 test('recall counts accesses, recallView does not; the block cites ids and keeps to its budget', () => {
   const mem = memory();
   const query = { thread: 'ops', user: 'ada', queryText: 'deploy timeout', budgetTokens: 400, now: T0 + 3 * HOUR };

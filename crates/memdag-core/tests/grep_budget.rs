@@ -157,3 +157,23 @@ fn a_unicode_word_boundary_over_non_ascii_text_is_searched_within_a_budget() {
     assert_eq!(err.code(), "INVALID_INPUT");
     assert!(err.to_string().contains("too costly"), "{err}");
 }
+
+/// With the default features a pattern may name a Unicode property; the range the error of a
+/// build without them suggests (the JS package's: `tests/node/context.test.mjs`) finds the
+/// same text.
+#[test]
+fn a_unicode_property_class_and_the_range_suggested_instead_find_the_same_text() {
+    let mut s = Store::new();
+    for (id, input) in [("zh", "部署失败了 deploy"), ("en", "deploy failed")] {
+        s.add_turn(NewTurn {
+            id: Some(id.into()),
+            thread: "t".into(),
+            input: input.into(),
+            ..Default::default()
+        })
+        .unwrap();
+    }
+    assert_eq!(grep(&s, r"\p{Han}+").unwrap(), ["zh"]);
+    assert_eq!(grep(&s, r"[\x{4e00}-\x{9fff}]+").unwrap(), ["zh"]);
+    assert_eq!(grep(&s, r"^\P{Han}+$").unwrap(), ["en"]);
+}

@@ -91,6 +91,25 @@ fn build_error(e: regex_automata::hybrid::BuildError) -> Error {
     }
 }
 
+/// A pattern refused for a Unicode property class (`\p{Han}`) in a build that leaves their
+/// tables out (the JS package: see the `grep-unicode-properties` feature) says so, where the
+/// `regex` crate says only that the property was not found.
+fn without_properties(e: Error, pattern: &str) -> Error {
+    let has_class = pattern.contains("\\p") || pattern.contains("\\P");
+    match e {
+        Error::InvalidInput { message }
+            if has_class && !cfg!(feature = "grep-unicode-properties") =>
+        {
+            Error::invalid(format!(
+                "{message}; this build leaves out Unicode property classes such as \\p{{Han}} \
+                 (memdag-core's `grep-unicode-properties` feature, off in the JS package to keep \
+                 it small): use a range instead, such as [\\x{{4e00}}-\\x{{9fff}}]"
+            ))
+        }
+        e => e,
+    }
+}
+
 impl Matcher {
     fn new(pattern: &str, case_insensitive: bool) -> Result<Matcher> {
         let lazy = LazyRegex::builder()
@@ -108,7 +127,7 @@ impl Matcher {
                     .unicode_word_boundary(true),
             )
             .build(pattern)
-            .map_err(build_error)?;
+            .map_err(|e| without_properties(build_error(e), pattern))?;
         let nfa = lazy.forward().get_nfa();
         let states = nfa.states().len() as u64;
         let unicode_boundary = nfa.look_set_any().contains_word_unicode();
