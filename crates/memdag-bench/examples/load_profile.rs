@@ -1,9 +1,11 @@
 //! Where the time of `Store::load` goes (not a test): builds a store, writes it as one change
 //! set and times the phases of opening it.
-//! `cargo run -p memdag-bench --release --example load_profile -- N`
+//! `cargo run -p memdag-bench --release --example load_profile -- N [PATH [f32|int8|int8+f32]]`
 use std::time::Instant;
 
 use memdag_bench::workload::{build, Options};
+use memdag_core::export::snapshot;
+use memdag_core::index::vecstore::Precision;
 use memdag_core::search::postings::InvertedIndex;
 use memdag_core::Store;
 
@@ -25,13 +27,20 @@ fn main() {
     // load alone), or save it there.
     let saved = std::env::args().nth(2).map(std::path::PathBuf::from);
     if let Some(path) = saved.as_ref().filter(|p| p.exists()) {
-        time_load(&read_entries(path));
+        time_load(&snapshot::decode_snapshot(&std::fs::read(path).unwrap()).unwrap());
         return;
     }
     let t0 = Instant::now();
     let clock = move || t0.elapsed().as_secs_f64() * 1000.0;
+    // `load_profile N PATH int8`: vectors kept as int8 codes (f32, the default, otherwise).
+    let precision = match std::env::args().nth(3).as_deref() {
+        Some("int8") => Precision::Int8,
+        Some("int8+f32") => Precision::Int8Exact,
+        _ => Precision::F32,
+    };
     let opts = Options {
         vector_queries: 0,
+        precision,
         ..Default::default()
     };
     let mut built = build(n, &base, &opts, &clock);
@@ -43,7 +52,7 @@ fn main() {
         .filter_map(|c| c.value.map(|v| (c.key, v)))
         .collect();
     if let Some(path) = &saved {
-        write_entries(path, &entries);
+        std::fs::write(path, snapshot::encode_snapshot(&entries)).unwrap();
     }
     let bytes: usize = entries.iter().map(|(_, v)| v.len()).sum();
     println!(
@@ -75,31 +84,4 @@ fn time_load(entries: &[(String, Vec<u8>)]) {
         ms(t),
         store.len()
     );
-}
-
-fn write_entries(path: &std::path::Path, entries: &[(String, Vec<u8>)]) {
-    let mut out = Vec::new();
-    for (k, v) in entries {
-        out.extend_from_slice(&(k.len() as u64).to_le_bytes());
-        out.extend_from_slice(k.as_bytes());
-        out.extend_from_slice(&(v.len() as u64).to_le_bytes());
-        out.extend_from_slice(v);
-    }
-    std::fs::write(path, out).unwrap();
-}
-
-fn read_entries(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let bytes = std::fs::read(path).unwrap();
-    let mut at = 0;
-    let mut out = Vec::new();
-    let len = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
-    while at < bytes.len() {
-        let kl = len(at);
-        let k = String::from_utf8(bytes[at + 8..at + 8 + kl].to_vec()).unwrap();
-        at += 8 + kl;
-        let vl = len(at);
-        out.push((k, bytes[at + 8..at + 8 + vl].to_vec()));
-        at += 8 + vl;
-    }
-    out
 }
