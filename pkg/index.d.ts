@@ -942,10 +942,11 @@ export interface LoggedResolution extends Resolution {
 
 /**
  * How a memory keeps its vectors, stored with it.
- * - `f32` (default): as given; exact.
- * - `int8`: int8 codes with a step per dimension, a quarter of the bytes (384-d: 392 B a vector
- *   instead of 1,540); scores and `embedding` are what the codes stand for, each component
- *   within half a step of the given one; recall@10 0.98-0.99 on the benchmark's 384-d corpus.
+ * - `int8` (default): int8 codes with a step per dimension, a quarter of the bytes (384-d: 392 B
+ *   a vector instead of 1,540); scores and `embedding` are what the codes stand for, each
+ *   component within half a step of the given one; recall@10 0.98-0.99 on the benchmark's 384-d
+ *   corpus, the same hybrid recall on LoCoMo.
+ * - `f32`: as given; exact. A memory stored before int8 became the default stays `f32`.
  * - `int8+f32`: the codes for the graph walk and `f32` kept to re-score the best exactly.
  * At an int8 precision the vectors stay `f32` until `train` of them are in (default 1024): the
  * steps are trained on those, and never change after.

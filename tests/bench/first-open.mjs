@@ -2,7 +2,7 @@
 // pays when it opens a memory for the first time, with builds of the package alternated in one
 // run so that their ratio means something on a noisy machine.
 //
-//   node tests/bench/first-open.mjs [--records 100000] [--precision f32|int8] [--rounds 3]
+//   node tests/bench/first-open.mjs [--records 100000] [--precision int8|f32 (default int8, the store default)] [--rounds 3]
 //        [--data DIR] [--no-build] [--json] [--store-per-variant] [--from-storage] [NAME=PKGDIR ...]
 //
 // Builds the benchmark's workload store once with the package in pkg/ (N records of the LoCoMo
@@ -207,7 +207,7 @@ if (args[0] === '--child') {
 }
 
 const records = Number(option(args, '--records', '100000'));
-const precision = option(args, '--precision', 'f32');
+const precision = option(args, '--precision', 'int8');
 const rounds = Number(option(args, '--rounds', '3'));
 const json = args.includes('--json');
 const variants = args.filter((a) => /^[\w.-]+=/.test(a)).map((a) => {

@@ -86,7 +86,7 @@ test('without an embedder the built-in one gives vector search', async () => {
 test('vectors kept as int8: settings stored with the memory, search and embedding after a reopen', async () => {
   const storage = new MemoryStorage();
   const mem = await Memory.open({ name: fresh(), storage });
-  assert.deepEqual(mem.vectorSettings, { precision: 'f32', train: 1024 });
+  assert.deepEqual(mem.vectorSettings, { precision: 'int8', train: 1024 }, 'the default');
   await mem.setVectorSettings({ precision: 'int8', train: 16 });
   assert.deepEqual(mem.vectorSettings, { precision: 'int8', train: 16 });
   // 40 vectors in 8 dimensions, each near one of four directions.
@@ -118,6 +118,21 @@ test('vectors kept as int8: settings stored with the memory, search and embeddin
   assert.equal(core.vectorSettings.precision, 'int8');
   core.setVectorSettings({ precision: 'int8+f32', train: 16 });
   assert.deepEqual(core.vectorSettings, { precision: 'int8+f32', train: 16 });
+  // Names left out take their defaults: int8 and 1024.
+  core.setVectorSettings({ train: 64 });
+  assert.deepEqual(core.vectorSettings, { precision: 'int8', train: 64 });
+});
+
+test('a memory set to f32 stays f32 after a reopen, and gives back its vectors as given', async () => {
+  const storage = new MemoryStorage();
+  const mem = await Memory.open({ name: fresh(), storage });
+  await mem.setVectorSettings({ precision: 'f32', train: 4 });
+  const vec = (i) => new Float32Array([...Array(8)].map((_, d) => (d === i % 4 ? 3 : 0) + ((i * 7 + d * 3) % 5) / 10));
+  const added = await mem.addMany([...Array(12)].map((_, i) => ({ thread: 't', input: `turn ${i}`, embedding: vec(i) })));
+  await mem.close();
+  const again = await Memory.open({ name: fresh(), storage });
+  assert.deepEqual(again.vectorSettings, { precision: 'f32', train: 4 });
+  assert.deepEqual([...again.get(added[9].id).embedding], [...vec(9)], 'exact: 12 vectors past train 4 and no codes');
 });
 
 test('compaction uses the host LLM, or the extractive compactor without one', async () => {

@@ -6,8 +6,9 @@
 //! index against an exact scan at ef 32 to 256 (see `ann`). `--only bm25|vector|hybrid` times
 //! one query kind alone (bm25 on text-only stores), for profiling one path. `--seal [--rounds
 //! N]` times a flush of the whole store and a cold open, plain and encrypted (see `seal`).
-//! `--precision f32|int8|int8+f32 [--train N]` keeps the stores' vectors at that precision (the
-//! LoCoMo stores' too: with `--train` below their 400 turns, their int8 steps are trained).
+//! `--precision f32|int8|int8+f32 [--train N]` keeps the stores' vectors at that precision
+//! (default int8, the store's default; the LoCoMo stores' too: with `--train` below their 400
+//! turns, their int8 steps are trained).
 //!
 //! `--locomo` prints the retrieval-quality report instead of timing anything: every ranking
 //! technique alone and together, per conversation and per question category, the Mode-1

@@ -46,8 +46,12 @@ pub struct Commit {
     pub next_seq: u64,
     /// The dimension of the store's vectors; 0 before the first one.
     pub dimension: u32,
-    /// How the store keeps its vectors (format v6; left out when the defaults).
-    #[serde(skip_serializing_if = "VectorSettings::is_default")]
+    /// How the store keeps its vectors (format v6). Left out when all `f32`, and read as that
+    /// when left out: the default of every store written before int8 became it.
+    #[serde(
+        default = "VectorSettings::unstated",
+        skip_serializing_if = "VectorSettings::is_unstated"
+    )]
     pub vectors: VectorSettings,
     /// The int8 steps, one per dimension, once trained (format v6): the CODES sections of
     /// the segments are codes under them.

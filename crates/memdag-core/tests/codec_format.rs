@@ -552,7 +552,7 @@ fn format_fixtures_still_load() {
             assert!(coded >= 3 && plain == 0, "codes {coded}, f32 {plain}");
         } else if version >= 2 {
             assert_eq!(store.embedding("b").as_deref(), Some(&[0.0, 1.0, 0.5][..]));
-            assert_eq!(store.vector_settings(), VectorSettings::default());
+            assert_eq!(store.vector_settings(), VectorSettings::F32);
         }
         if version >= 2 {
             let b = store.get("b").unwrap();

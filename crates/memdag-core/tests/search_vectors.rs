@@ -176,7 +176,7 @@ fn a_batch_delete_leaves_no_link_to_its_nodes() {
     use memdag_core::index::vecstore::VectorSettings;
     let mut rng = Rng(0x5eed_0004);
     let data = clustered(&mut rng, 2000, 24, 20);
-    let mut h = Hnsw::new(24, HnswParams::default(), VectorSettings::default());
+    let mut h = Hnsw::new(24, HnswParams::default(), VectorSettings::F32);
     for (i, v) in data.iter().enumerate() {
         h.insert(i as u64, v, 1.0);
     }

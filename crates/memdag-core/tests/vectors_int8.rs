@@ -209,7 +209,7 @@ fn an_int8_store_searches_returns_dequantized_vectors_and_reloads_the_same() {
     assert!(steps[6] > steps[0] * 2.0, "{} vs {}", steps[6], steps[0]);
     let r = recall(&s, vectors, queries, 10);
     assert!(r >= 0.95, "int8 recall@10 {r}");
-    let f32_store = store_of(vectors, VectorSettings::default());
+    let f32_store = store_of(vectors, VectorSettings::F32);
     let exact = recall(&f32_store, vectors, queries, 10);
     assert!(r <= exact + 1e-9, "int8 {r} vs f32 {exact}");
     // What embedding returns: near the given vector, at its norm; each component within a
@@ -274,7 +274,7 @@ fn int8_with_f32_rescores_exactly() {
     };
     let mut s = store_of(vectors, settings);
     assert!(s.search_index().vectors().steps().is_some());
-    let f32_store = store_of(vectors, VectorSettings::default());
+    let f32_store = store_of(vectors, VectorSettings::F32);
     assert!(recall(&s, vectors, queries, 10) >= recall(&f32_store, vectors, queries, 10) - 0.02);
     for q in queries {
         for h in s.search(&vq(q, 5)).unwrap() {
@@ -302,11 +302,11 @@ fn int8_with_f32_rescores_exactly() {
 fn the_precision_of_a_stored_store_changes_and_persists() {
     let mut rng = Rng(3);
     let vectors = clustered(&mut rng, 700, 16, 8);
-    let mut s = store_of(&vectors[..600], VectorSettings::default());
+    let mut s = store_of(&vectors[..600], VectorSettings::F32);
     let mut kv = BTreeMap::new();
     apply(&mut kv, &mut s);
     let mut s = reload(&kv).unwrap();
-    assert_eq!(s.vector_settings(), VectorSettings::default());
+    assert_eq!(s.vector_settings(), VectorSettings::F32);
     assert!(s.search_index().vectors().steps().is_none());
     s.set_vector_settings(int8(500)).unwrap();
     let steps = s
@@ -344,11 +344,11 @@ fn the_precision_of_a_stored_store_changes_and_persists() {
     // Back to f32: the codes' vectors are kept as f32, the steps stay (old segments hold codes).
     let mut s = back;
     let lossy = s.embedding("r650").unwrap().into_owned();
-    s.set_vector_settings(VectorSettings::default()).unwrap();
+    s.set_vector_settings(VectorSettings::F32).unwrap();
     assert_eq!(s.embedding("r650").as_deref(), Some(&lossy[..]));
     apply(&mut kv, &mut s);
     let back = reload(&kv).unwrap();
-    assert_eq!(back.vector_settings(), VectorSettings::default());
+    assert_eq!(back.vector_settings(), VectorSettings::F32);
     assert_eq!(back.embedding("r650").as_deref(), Some(&lossy[..]));
     assert_eq!(back.search_index().vectors().steps(), Some(&steps[..]));
 }
@@ -424,11 +424,38 @@ fn bad_settings_are_refused_and_change_nothing() {
             train: 1024
         }
     );
-    assert_eq!(parse(r#"{"train":5}"#).unwrap().precision, Precision::F32);
+    assert_eq!(parse(r#"{"train":5}"#).unwrap().precision, Precision::Int8);
     assert!(parse(r#"{"precision":"int4"}"#).is_err());
     assert!(parse(r#"{"trian":5}"#).is_err());
     assert_eq!(
         serde_json::to_string(&int8(9)).unwrap(),
         r#"{"precision":"int8","train":9}"#
     );
+}
+
+/// A new store keeps int8 (the default) and its commit says so; an `f32` store's commit leaves
+/// the settings out, as every commit before int8 became the default did, and one that leaves
+/// them out opens at `f32` (the format fixtures check stores written then: codec_format.rs).
+#[test]
+fn a_new_store_keeps_int8_and_a_store_that_states_no_settings_keeps_f32() {
+    let mut rng = Rng(13);
+    let vectors = clustered(&mut rng, 40, 16, 4);
+    let fresh = Store::load(Vec::<(String, Vec<u8>)>::new()).unwrap();
+    assert_eq!(fresh.vector_settings(), VectorSettings::default());
+    assert_eq!(VectorSettings::default().precision, Precision::Int8);
+    let head_of = |settings: VectorSettings| {
+        let mut s = store_of(&vectors, settings);
+        let mut kv = BTreeMap::new();
+        apply(&mut kv, &mut s);
+        let back = reload(&kv).unwrap();
+        assert_eq!(back.vector_settings(), settings);
+        assert_eq!(back.embedding("r3"), s.embedding("r3"));
+        kv.remove("head").expect("a head")
+    };
+    let states = |head: &[u8]| head.windows(9).any(|w| w == b"precision");
+    assert!(states(&head_of(VectorSettings::default())));
+    assert!(!states(&head_of(VectorSettings::F32)));
+    // Below the training count an int8 store still holds what it was given.
+    let s = store_of(&vectors, VectorSettings::default());
+    assert_eq!(s.embedding("r3").as_deref(), Some(&vectors[3][..]));
 }

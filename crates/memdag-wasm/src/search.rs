@@ -251,10 +251,11 @@ impl Memory {
         })
     }
 
-    /// How the memory keeps its vectors: `{ precision, train }`, the precision `f32` (the
-    /// default), `int8` (a quarter of the bytes; what `embedding` returns is what the codes
-    /// stand for) or `int8+f32` (int8 for the walk, `f32` kept to re-score), and how many
-    /// vectors train the int8 steps (1024 by default).
+    /// How the memory keeps its vectors: `{ precision, train }`, the precision `int8` (the
+    /// default: a quarter of the bytes; what `embedding` returns is what the codes stand for),
+    /// `f32` (as given; a memory stored before int8 became the default stays so) or `int8+f32`
+    /// (int8 for the walk, `f32` kept to re-score), and how many vectors train the int8 steps
+    /// (1024 by default; until then they are kept as given).
     #[wasm_bindgen(getter, js_name = vectorSettings)]
     pub fn vector_settings(&self) -> Result<JsValue, JsValue> {
         self.read(|s| to_plain_json("vector settings", &s.vector_settings()))

@@ -68,6 +68,14 @@ pub(super) fn load_v1(values: &Values) -> Result<Store> {
     let keys: Vec<String> = records.iter().map(|(k, _)| k.clone()).collect();
     let records = records.into_iter().map(|(_, r)| r).collect();
     let mut store = Store::from_records(records, meta.next_seq, &|i| keys[i].clone())?;
+    if !orphans.is_empty() {
+        // A v1 store kept its vectors as `f32`, and keeps them so; only a new one (no keys)
+        // takes the default.
+        store
+            .search
+            .vectors
+            .set_settings(crate::index::vecstore::VectorSettings::unstated());
+    }
     store.blobs = blobs;
     // A v1 node belongs to the record of its key, and only if the sequence numbers agree.
     let by_seq: HashMap<u64, StoredNode> = nodes
