@@ -1,6 +1,7 @@
 // The Mode-2 search benchmark in wasm under Node: the same workload as `memdag-bench`.
 //
 //   node tests/bench/run-wasm.mjs [--sizes 10000,100000] [--json] [--data DIR] [--no-build]
+//        [--precision f32|int8|int8+f32]
 //   node tests/bench/run-wasm.mjs --seal [--rounds 3] [--sizes ...] [--json]
 //   node tests/bench/run-wasm.mjs --memory [--sizes 100000] [--json]
 //   node tests/bench/run-wasm.mjs --prepare [--sizes 100000] [--json]
@@ -40,6 +41,8 @@ const json = args.includes('--json');
 const data = resolve(option(args, '--data', defaultData));
 const vectorQueries = Number(option(args, '--vector-queries', '500'));
 const rebuild = !args.includes('--no-rebuild');
+// How the stores keep their vectors (f32, int8, int8+f32); default: the store's default (int8).
+const precision = option(args, '--precision', '');
 
 /** LoCoMo's dev conversations with their observations in `dir`, else the repository's fixture
  * (tests/data/locomo): what memdag-bench --memory scores too. */
@@ -262,7 +265,7 @@ function aeadFloor(r) {
 
 const reports = [];
 for (const n of sizes) {
-  const r = bench.run_size_json(n, turns, questions, vectorQueries, rebuild);
+  const r = bench.run_size_json(n, turns, questions, vectorQueries, rebuild, precision);
   if (json) console.log(r);
   else console.error(`done: ${n} records`);
   reports.push(JSON.parse(r));

@@ -58,15 +58,26 @@ pub fn run_size_json(
     questions: Vec<String>,
     vector_queries: u32,
     rebuild: bool,
-) -> String {
+    precision: String,
+) -> Result<String, JsValue> {
     let (base, qs) = texts(&conversations(turns, questions));
     let opts = Options {
         vector_queries: vector_queries as usize,
         measure_rebuild: rebuild,
+        precision: precision_named(&precision)?,
         ..Options::default()
     };
     let r = run_size(n as usize, &base, &qs, &opts, &clock, "wasm");
-    serde_json::to_string(&r).unwrap_or_default()
+    Ok(serde_json::to_string(&r).unwrap_or_default())
+}
+
+/// The precision named `f32`, `int8` or `int8+f32`; empty: the store's default.
+fn precision_named(name: &str) -> Result<memdag_core::index::vecstore::Precision, JsValue> {
+    if name.is_empty() {
+        return Ok(Default::default());
+    }
+    serde_json::from_value(serde_json::Value::String(name.to_string()))
+        .map_err(|_| JsValue::from_str(&format!("unknown precision {name:?}")))
 }
 
 /// `prepare`'s p50 alone at `n` records (see [`crate::prepare`]), on the workload's store
@@ -211,12 +222,7 @@ impl Bench {
         precision: String,
     ) -> Result<Bench, JsValue> {
         let (base, qs) = texts(&conversations(turns, questions));
-        let precision = if precision.is_empty() {
-            Default::default()
-        } else {
-            serde_json::from_value(serde_json::Value::String(precision.clone()))
-                .map_err(|_| JsValue::from_str(&format!("unknown precision {precision:?}")))?
-        };
+        let precision = precision_named(&precision)?;
         let opts = Options {
             vector_queries: vector_queries as usize,
             measure_rebuild: rebuild,
