@@ -46,5 +46,8 @@ echo "done (its tables print below, with the wasm run)"
 step "native: the raw vector index against an exact scan (memdag-bench --ann --sizes $sizes)"
 "$CARGO_TARGET_DIR/release/memdag-bench" --ann --sizes "$sizes"
 
-step "wasm and peers: node tests/bench/peers.mjs --sizes $sizes"
-node --expose-gc tests/bench/peers.mjs --sizes "$sizes" $rebuild --native "$native_json" "${peer_args[@]}"
+# memdag's rows are at the default precision (int8); a second store kept as f32 adds its raw
+# index rows, so the recall int8 costs shows in the same run.
+step "wasm and peers: node tests/bench/peers.mjs --sizes $sizes --precisions int8,f32"
+node --expose-gc tests/bench/peers.mjs --sizes "$sizes" $rebuild --native "$native_json" \
+  --precisions int8,f32 "${peer_args[@]}"
