@@ -24,6 +24,7 @@
 // Times are taken in Node around each request (inside a Worker the clock stands still while
 // code runs), so each includes a round trip through miniflare: the `/ping` row is that round
 // trip alone.
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +39,11 @@ const queries = Number(option(args, '--queries', '200'));
 const data = resolve(option(args, '--data', defaultData));
 const log = (...a) => console.error(...a);
 
+if (!existsSync(join(here, '../worker/node_modules/miniflare'))) {
+  // A fresh checkout has not installed the Worker tests' tree (scripts/test.sh does).
+  console.error('worker-128mb: miniflare is not installed: run (cd tests/worker && npm ci) first');
+  process.exit(2);
+}
 const { kvWorker } = await import('../worker/harness.mjs');
 const { Memory } = await import('../../pkg/index.js');
 
