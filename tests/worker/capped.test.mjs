@@ -12,9 +12,11 @@ import { Memory } from '../../pkg/index.js';
 
 const DIM = 384;
 
-/** The entries of a memory of `n` turns with 384-d vectors. */
+/** The entries of a memory of `n` turns with 384-d vectors, kept as f32 so that the store is
+ * well over the 16 MiB cap's reach (int8, the default, keeps it under 4 MiB). */
 function store(n) {
   const mem = new Memory();
+  mem.setVectorSettings({ precision: 'f32' });
   let state = 11;
   const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
   for (let i = 0; i < n; i++) {
