@@ -37,7 +37,9 @@ use crate::index::vecstore::VectorSettings;
 use crate::keys::{segment_key, HEAD_KEY, MAX_GENERATION};
 
 /// The commit, stored under `head`: which segments are live, in apply order, and the counters.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// Its default is what a stored commit without fields says: each field left out reads as its
+/// [`Default`] (so `vectors` is [`VectorSettings::unstated`], not a new store's settings).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Commit {
     /// The generation of the newest flush; every flush takes a new one.
@@ -48,10 +50,7 @@ pub struct Commit {
     pub dimension: u32,
     /// How the store keeps its vectors (format v6). Left out when all `f32`, and read as that
     /// when left out: the default of every store written before int8 became it.
-    #[serde(
-        default = "VectorSettings::unstated",
-        skip_serializing_if = "VectorSettings::is_unstated"
-    )]
+    #[serde(skip_serializing_if = "VectorSettings::is_unstated")]
     pub vectors: VectorSettings,
     /// The int8 steps, one per dimension, once trained (format v6): the CODES sections of
     /// the segments are codes under them.
@@ -64,6 +63,20 @@ pub struct Commit {
     /// next change set after its commit. Not live: nothing is read from them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub retired: Vec<SegmentInfo>,
+}
+
+impl Default for Commit {
+    fn default() -> Self {
+        Commit {
+            generation: 0,
+            next_seq: 0,
+            dimension: 0,
+            vectors: VectorSettings::unstated(),
+            steps: Vec::new(),
+            segments: Vec::new(),
+            retired: Vec::new(),
+        }
+    }
 }
 
 /// What the commit knows of one segment.

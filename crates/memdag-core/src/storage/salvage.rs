@@ -353,8 +353,6 @@ fn salvage_commit(
     let commit = Commit {
         generation: segments.last().map_or(0, |s| s.generation),
         segments,
-        // Settings unknown: keep every vector read as it is (int8 would quantize f32 ones).
-        vectors: crate::index::vecstore::VectorSettings::unstated(),
         ..Commit::default()
     };
     let message = "no commit is readable: opened every stored segment in generation order".into();
