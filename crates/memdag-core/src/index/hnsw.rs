@@ -297,6 +297,7 @@ impl Hnsw {
         if links.len() > max {
             let mut base = NodeBase::default();
             self.vecs.set_base(e, &mut base);
+            self.vecs.touch_all(&links);
             let mut cands: Vec<Near> = links
                 .iter()
                 .map(|&x| Near {
@@ -336,6 +337,7 @@ impl Hnsw {
     fn greedy(&self, q: &Query, mut ep: Near, lc: u8) -> Near {
         loop {
             let mut moved = false;
+            self.vecs.touch_all(self.links(ep.node, lc));
             for &x in self.links(ep.node, lc) {
                 if !self.is_live(x) {
                     continue;
@@ -381,8 +383,8 @@ impl Hnsw {
             if found.len() >= ef && found.peek().is_some_and(|f| c.dist > f.dist) {
                 break;
             }
-            // The new neighbours first, then their distances: reading the next one's vector
-            // before scoring this one starts its cache misses early (wasm has no prefetch).
+            // The new neighbours first, then their vectors touched all at once (their cache
+            // misses overlap), then their distances.
             fresh.clear();
             fresh.extend(
                 self.links(c.node, lc)
@@ -390,10 +392,8 @@ impl Hnsw {
                     .copied()
                     .filter(|&x| visited.insert(x) && self.is_live(x)),
             );
-            for (i, &x) in fresh.iter().enumerate() {
-                if let Some(&next) = fresh.get(i + 1) {
-                    self.vecs.touch(next);
-                }
+            self.vecs.touch_all(&fresh);
+            for &x in &fresh {
                 let n = Near {
                     dist: self.distance(q, x),
                     node: x,
