@@ -127,13 +127,29 @@ fn block_bytes(postings: &[(Slot, u32)]) -> usize {
     1 + postings.len() * stride + postings.iter().map(|p| large_bytes(p.1)).sum::<usize>()
 }
 
+/// Appends the low `width` bytes of `gap`, little-endian. Each width is a copy of a constant
+/// size, which compiles to stores: a copy of a variable size is `memory.copy` in wasm, a call
+/// out of the module's code that cost more than the posting it wrote (an open fills the text
+/// index a posting at a time).
+#[inline(always)]
+fn put_gap(out: &mut Vec<u8>, gap: u32, width: usize) {
+    let bytes = gap.to_le_bytes();
+    match width {
+        0 => {}
+        1 => out.push(bytes[0]),
+        2 => out.extend_from_slice(&bytes[..2]),
+        3 => out.extend_from_slice(&bytes[..3]),
+        _ => out.extend_from_slice(&bytes),
+    }
+}
+
 /// Writes a block holding `postings` (at least one), width byte on.
 fn put_block(out: &mut Vec<u8>, postings: &[(Slot, u32)]) {
     let width = gap_width(postings);
     out.push(width as u8);
     let mut prev = postings[0].0;
     for &(doc, tf) in postings {
-        out.extend_from_slice(&(doc - prev).to_le_bytes()[..width]);
+        put_gap(out, doc - prev, width);
         out.push(code_of(tf));
         prev = doc;
     }
@@ -474,11 +490,11 @@ impl PostingList {
             let end = width_at + 1 + n * (width + 1);
             let code = code_of(tf);
             super::reserve_eighth(&mut self.bytes, width + 1 + large_bytes(tf));
-            let entry = &delta.to_le_bytes()[..width];
             if end == self.bytes.len() {
-                self.bytes.extend_from_slice(entry);
+                put_gap(&mut self.bytes, delta, width);
                 self.bytes.push(code);
             } else {
+                let entry = &delta.to_le_bytes()[..width];
                 self.bytes
                     .splice(end..end, entry.iter().copied().chain([code]));
             }

@@ -103,22 +103,13 @@ impl Quantizer {
 
     /// The inverse norm of what `codes` stand for; 0 for all-zero codes.
     pub fn inverse_norm(&self, codes: &[i8]) -> f32 {
-        // Eight independent f32 sums, which the compiler turns into two SIMD lanes of four: one
+        // Eight independent f32 sums ([`square_lanes`], two SIMD lanes of four): one
         // chain of dependent f64 additions was a tenth of an int8 store's first open in wasm
         // (`push_codes`, 24 ms of a 10k open's `--cpu-prof`), which computes every node's.
         // A term is at most 127² · s² (under 1 for a unit vector's steps), and a lane sums
         // dim/8 of them, so f32 loses nothing that matters to a score.
-        let mut lanes = [0f32; 8];
         let whole = codes.len() / 8 * 8;
-        for (c, w) in codes[..whole]
-            .chunks_exact(8)
-            .zip(self.squares[..whole].chunks_exact(8))
-        {
-            for ((lane, &c), &w) in lanes.iter_mut().zip(c).zip(w) {
-                let c = f32::from(c);
-                *lane += c * c * w;
-            }
-        }
+        let lanes = square_lanes(&codes[..whole], &self.squares[..whole]);
         let mut sq: f64 = lanes.iter().map(|&x| f64::from(x)).sum();
         for (&c, &w) in codes[whole..].iter().zip(&self.squares[whole..]) {
             sq += f64::from(c) * f64::from(c) * f64::from(w);
@@ -195,6 +186,35 @@ fn max_abs_product(a: &[f32], b: &[f32]) -> f32 {
     max
 }
 
+/// Lane `l` of eight: `Σ c_d² · w_d` over the `d ≡ l (mod 8)`, in `d` order, for `codes` a
+/// whole number of eights long.
+#[inline]
+fn square_lanes(codes: &[i8], squares: &[f32]) -> [f32; 8] {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        simd128::square_lanes(codes, squares)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        portable_square_lanes(codes, squares)
+    }
+}
+
+/// The portable [`square_lanes`], which the compiler vectorizes natively. In wasm it took
+/// each code out of its vector to convert it alone (`i8x16.extract_lane_s`): a twentieth of
+/// opening an int8 store, which computes every node's inverse norm.
+#[inline]
+pub fn portable_square_lanes(codes: &[i8], squares: &[f32]) -> [f32; 8] {
+    let mut lanes = [0f32; 8];
+    for (c, w) in codes.chunks_exact(8).zip(squares.chunks_exact(8)) {
+        for ((lane, &c), &w) in lanes.iter_mut().zip(c).zip(w) {
+            let c = f32::from(c);
+            *lane += c * c * w;
+        }
+    }
+    lanes
+}
+
 /// `x` rounded to the nearest integer, ties to even, for `|x| < 2²²`: adding and taking away
 /// `1.5 · 2²³` leaves no fraction bits. `f32::round` is a libm call on x86-64 without SSE4.1
 /// (the default target), and inserts at int8 round two vectors' worth of floats per node
@@ -247,6 +267,39 @@ pub fn portable_dot_codes(q16: &[i16], codes: &[i8]) -> i32 {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
     use core::arch::wasm32::*;
+
+    /// Eight codes a step, squared as i16 (`127² < 2¹⁵`, and so is `(-128)²`), widened and
+    /// converted four at a time: each product is the portable one's (`c²` is exact in `f32`),
+    /// summed in the same order in each lane.
+    #[inline]
+    pub fn square_lanes(codes: &[i8], squares: &[f32]) -> [f32; 8] {
+        let n = codes.len().min(squares.len()) / 8 * 8;
+        let (mut lo, mut hi) = (f32x4_splat(0.0), f32x4_splat(0.0));
+        for i in (0..n).step_by(8) {
+            // SAFETY: i + 8 <= n, within both slices; these loads have no alignment
+            // requirement.
+            unsafe {
+                let c = i16x8_load_extend_i8x8(codes.as_ptr().add(i));
+                let c2 = i16x8_mul(c, c);
+                let w0 = v128_load(squares.as_ptr().add(i) as *const v128);
+                let w1 = v128_load(squares.as_ptr().add(i + 4) as *const v128);
+                let f0 = f32x4_convert_u32x4(u32x4_extend_low_u16x8(c2));
+                let f1 = f32x4_convert_u32x4(u32x4_extend_high_u16x8(c2));
+                lo = f32x4_add(lo, f32x4_mul(f0, w0));
+                hi = f32x4_add(hi, f32x4_mul(f1, w1));
+            }
+        }
+        [
+            f32x4_extract_lane::<0>(lo),
+            f32x4_extract_lane::<1>(lo),
+            f32x4_extract_lane::<2>(lo),
+            f32x4_extract_lane::<3>(lo),
+            f32x4_extract_lane::<0>(hi),
+            f32x4_extract_lane::<1>(hi),
+            f32x4_extract_lane::<2>(hi),
+            f32x4_extract_lane::<3>(hi),
+        ]
+    }
 
     /// Eight codes a step, sign-extended to i16 as they load, multiplied and summed in pairs.
     #[inline]
