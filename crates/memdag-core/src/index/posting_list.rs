@@ -504,11 +504,20 @@ impl PostingList {
         } else {
             // The block's second posting, or a gap wider than its others: the block
             // again, at its new width.
-            let mut block = self.postings_from(k);
-            block.push((doc, tf));
+            // On the stack, not in a Vec: filling a list re-encodes each block at least once
+            // (at its second posting), and an open fills every list.
+            let (mut docs, mut tfs) = ([0 as Slot; BLOCK], [0u32; BLOCK]);
+            let n = self.unpack_block(k, &mut docs, &mut tfs);
+            let mut block = [(0 as Slot, 0u32); BLOCK];
+            for (p, (&d, &t)) in block.iter_mut().zip(docs[..n].iter().zip(&tfs[..n])) {
+                *p = (d, t);
+            }
+            // `n < BLOCK`: the list's length is not a whole number of blocks.
+            block[n] = (doc, tf);
+            let block = &block[..=n];
             self.bytes.truncate(width_at);
-            super::reserve_eighth(&mut self.bytes, block_bytes(&block));
-            put_block(&mut self.bytes, &block);
+            super::reserve_eighth(&mut self.bytes, block_bytes(block));
+            put_block(&mut self.bytes, block);
         }
         self.len += 1;
         self.last = doc;
