@@ -101,6 +101,9 @@ test('vectors kept as int8: settings stored with the memory, search and embeddin
   const back = mem.get(added[9].id).embedding;
   assert.equal(back.length, 8);
   assert.ok(cos(back, vec(9)) > 0.99, `cosine ${cos(back, vec(9))}`);
+  // At its norm: the codes' inverse norm (summed by wasm SIMD) undoes their length exactly.
+  const norm = (a) => Math.sqrt(a.reduce((s, x) => s + x * x, 0));
+  assert.ok(Math.abs(norm(back) / norm(vec(9)) - 1) < 1e-5, `norm ${norm(back)} vs ${norm(vec(9))}`);
   const hits = mem.search({ embedding: vec(9), mode: 'vector', k: 3, context: 0, threadScope: 0 });
   assert.equal(hits[0].id, added[9].id);
   await mem.close();
