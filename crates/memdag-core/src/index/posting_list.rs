@@ -129,8 +129,8 @@ fn block_bytes(postings: &[(Slot, u32)]) -> usize {
 
 /// Appends the low `width` bytes of `gap`, little-endian. Each width is a copy of a constant
 /// size, which compiles to stores: a copy of a variable size is `memory.copy` in wasm, a call
-/// out of the module's code that cost more than the posting it wrote (an open fills the text
-/// index a posting at a time).
+/// out of the module's code for 1 to 4 bytes, made for every posting an open fills the text
+/// index with.
 #[inline(always)]
 fn put_gap(out: &mut Vec<u8>, gap: u32, width: usize) {
     let bytes = gap.to_le_bytes();

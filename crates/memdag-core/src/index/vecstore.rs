@@ -433,29 +433,11 @@ impl NodeVectors {
     /// were scored, and made f32 walks slower.
     #[inline]
     pub fn touch_all(&self, nodes: &[u32]) {
-        const LINE: usize = 64;
-        let mut acc = 0u8;
-        if self.has_codes() {
-            let len = self.dim.min(TOUCHED_BYTES);
-            for &n in nodes {
-                let at = n as usize * self.dim;
-                if let Some(codes) = self.codes.get(at..at + len) {
-                    for b in codes.iter().step_by(LINE) {
-                        acc ^= *b as u8;
-                    }
-                }
-            }
+        let acc = if self.has_codes() {
+            touch_rows(&self.codes, self.dim, nodes, |&c| c as u8)
         } else {
-            let len = self.dim.min(TOUCHED_BYTES / 4);
-            for &n in nodes {
-                let at = n as usize * self.dim;
-                if let Some(v) = self.f32s.get(at..at + len) {
-                    for x in v.iter().step_by(LINE / 4) {
-                        acc ^= x.to_bits() as u8;
-                    }
-                }
-            }
-        }
+            touch_rows(&self.f32s, self.dim, nodes, |x| x.to_bits() as u8)
+        };
         core::hint::black_box(acc);
     }
 
@@ -470,6 +452,26 @@ impl NodeVectors {
         }
         b
     }
+}
+
+/// One byte of each cache line of the first [`TOUCHED_BYTES`] of each of `nodes`' rows (of
+/// `dim` values in `rows`), folded into one so that no read is dead; rows past the end are
+/// skipped.
+#[inline]
+fn touch_rows<T>(rows: &[T], dim: usize, nodes: &[u32], byte: impl Fn(&T) -> u8) -> u8 {
+    const LINE: usize = 64;
+    let size = core::mem::size_of::<T>().max(1);
+    let len = dim.min(TOUCHED_BYTES / size);
+    let mut acc = 0u8;
+    for &n in nodes {
+        let at = n as usize * dim;
+        if let Some(row) = rows.get(at..at + len) {
+            for x in row.iter().step_by(LINE / size) {
+                acc ^= byte(x);
+            }
+        }
+    }
+    acc
 }
 
 #[cfg(test)]
