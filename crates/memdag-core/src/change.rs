@@ -30,7 +30,7 @@ impl Store {
         if let Some(v) = &vector {
             self.search.vectors.check(v)?;
         }
-        let Some(mut record) = self.slots[slot as usize].take() else {
+        let Some(mut record) = self.slots.take(slot) else {
             return Err(Error::NotFound {
                 id: format!("slot {slot}"),
             });
@@ -63,7 +63,7 @@ impl Store {
             self.items.add(slot, &record);
         }
         self.dirty.mark(Touched::Record(record.id.clone()));
-        self.slots[slot as usize] = Some(record);
+        self.slots.put(slot, record);
         Ok(())
     }
 }

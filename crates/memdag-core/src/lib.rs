@@ -49,6 +49,7 @@ pub mod importance;
 pub mod index;
 pub mod keys;
 pub mod scope;
+mod slots;
 #[cfg(feature = "std")]
 pub mod state;
 pub mod store;

@@ -223,7 +223,7 @@ impl Store {
         let mut index = VectorIndex::default();
         index.set_settings(self.search.vectors.settings());
         for (done, (slot, vector)) in fresh.into_iter().enumerate() {
-            let Some(r) = self.slots[slot as usize].as_mut() else {
+            let Some(r) = self.slots.get_mut(slot) else {
                 continue;
             };
             // The new index keeps the only copy of each vector.

@@ -18,6 +18,7 @@ use crate::hash::Fnv;
 use crate::ids::IdIndex;
 use crate::limits::Limits;
 use crate::record::{NewTurn, Record, MAX_ID_LEN};
+use crate::slots::Slots;
 use serde::{Deserialize, Serialize};
 
 pub use memdag_types::Slot;
@@ -28,7 +29,7 @@ type Chrono = (i64, u64, Slot);
 /// The memory of one agent or user.
 #[derive(Debug, Default)]
 pub struct Store {
-    pub(crate) slots: Vec<Option<Record>>,
+    pub(crate) slots: Slots,
     pub(crate) by_id: IdIndex,
     by_thread: BTreeMap<String, BTreeSet<Chrono>>,
     /// Turns only: a user's long-term memory items are in `items_by_user`.
@@ -231,8 +232,7 @@ impl Store {
         }
         self.dag.link(&record.id, &record.parents);
         self.by_id.insert(&record.id, slot);
-        self.slots.push(Some(record));
-        slot
+        self.slots.push(record)
     }
 
     /// Builds the thread and user orders of every record at once: each set is sorted first
@@ -316,6 +316,13 @@ impl Store {
     /// The record in a slot, if it is live.
     pub fn slot(&self, slot: Slot) -> Option<&Record> {
         self.slots.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// Whether `slot` holds a live record: [`Store::slot`] without reading the record.
+    #[inline]
+    #[cfg(feature = "std")]
+    pub(crate) fn is_live(&self, slot: Slot) -> bool {
+        self.slots.is_live(slot)
     }
 
     /// The slot of a live record.
@@ -508,9 +515,7 @@ impl Store {
             .slot_of(id)
             .ok_or_else(|| Error::NotFound { id: id.into() })?;
         #[allow(unused_mut)]
-        let mut record = self.slots[slot as usize]
-            .take()
-            .expect("slot of a live id is live");
+        let mut record = self.slots.take(slot).expect("slot of a live id is live");
         // The deleted record is handed back whole, its vector out of the index included.
         #[cfg(feature = "std")]
         if let Some(v) = self.search.vectors.vector(slot) {
@@ -534,7 +539,7 @@ impl Store {
             let Some(cslot) = self.slot_of(child) else {
                 continue;
             };
-            let Some(crec) = self.slots[cslot as usize].as_mut() else {
+            let Some(crec) = self.slots.get_mut(cslot) else {
                 continue;
             };
             // In O(p log p): a set of what is already in, and of the child's own parents.
@@ -581,7 +586,7 @@ impl Store {
         return self.change_record(slot, None, |r| r.compact = compact);
         #[cfg(not(feature = "std"))]
         {
-            if let Some(r) = self.slots[slot as usize].as_mut() {
+            if let Some(r) = self.slots.get_mut(slot) {
                 r.compact = compact;
             }
             self.mark_dirty(id);
@@ -615,9 +620,7 @@ impl Store {
         }
         // In sequence order, so the last record has the highest number.
         let max_seq = records.last().map_or(0, |r| r.seq + 1);
-        // In place: an `Option<Record>` is as large as a `Record`, so the slots take over the
-        // records' allocation instead of copying every record into a new one.
-        store.slots = records.into_iter().map(Some).collect();
+        store.slots = Slots::from_records(records);
         store.by_id.reserve(store.slots.len());
         for slot in 0..store.slots.len() as Slot {
             if !store.index_loaded(slot) {

@@ -49,12 +49,13 @@ impl<'a> Compiled<'a> {
 
     /// Whether the live record in `slot` passes. Dead slots never pass.
     pub fn keep(&self, slot: Slot) -> bool {
+        if !self.active && !self.items {
+            // The liveness bit alone: no read of the record, which misses the cache.
+            return self.store.is_live(slot);
+        }
         let Some(r) = self.store.slot(slot) else {
             return false;
         };
-        if !self.active && !self.items {
-            return true;
-        }
         let f = self.filter;
         let kind_ok = match &r.item {
             Some(m) => {

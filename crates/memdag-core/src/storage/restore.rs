@@ -42,9 +42,7 @@ pub(super) fn restore_search(
     let mut search = core::mem::take(&mut store.search);
     let inserted = search.restore(&store.slots, dimension, vectors, graph, text, stored_text);
     let mut buffer = Vec::new();
-    for (slot, r) in store.slots.iter_mut().enumerate() {
-        let Some(r) = r else { continue };
-        let slot = slot as Slot;
+    for (slot, r) in store.slots.live_mut() {
         if search.vectors.node_of(slot).is_some() {
             r.embedding = None;
         } else if r.embedding.is_none() {
