@@ -3,7 +3,8 @@
 //! A search asks "is this candidate live?" for every candidate it ranks. Read from the
 //! record, that is a cache miss a candidate (a record is about 160 bytes in wasm, so 100k of
 //! them span 16 MB); read from the bits, 100k slots are 12.5 KB. With no filter active, the
-//! bit is all a search needs: hybrid p50 at 100k records in wasm fell about 8% with it.
+//! bit is all a search needs: hybrid p50 at 100k records in wasm went from 0.88 to 0.83 ms
+//! with it (three alternated rounds).
 //!
 //! Reads go through `Deref` to the slice of `Option<Record>`. Every change that can make a
 //! slot live or dead is a method here, so the bits cannot drift from the slots: there is no

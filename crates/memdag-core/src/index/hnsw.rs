@@ -297,7 +297,7 @@ impl Hnsw {
         if links.len() > max {
             let mut base = NodeBase::default();
             self.vecs.set_base(e, &mut base);
-            self.vecs.touch_all(&links);
+            self.vecs.touch_all_for_base(&links);
             let mut cands: Vec<Near> = links
                 .iter()
                 .map(|&x| Near {

@@ -441,6 +441,18 @@ impl NodeVectors {
         core::hint::black_box(acc);
     }
 
+    /// [`NodeVectors::touch_all`] for the form [`NodeVectors::base_distance`] reads: the `f32`
+    /// vectors where they are kept (at int8+f32 a walk reads the codes, a base the `f32`s).
+    #[inline]
+    pub fn touch_all_for_base(&self, nodes: &[u32]) {
+        let acc = if self.has_f32() {
+            touch_rows(&self.f32s, self.dim, nodes, |x| x.to_bits() as u8)
+        } else {
+            touch_rows(&self.codes, self.dim, nodes, |&c| c as u8)
+        };
+        core::hint::black_box(acc);
+    }
+
     /// Bytes a node's vector takes.
     pub fn bytes_per_node(&self) -> usize {
         let mut b = 4;
@@ -498,6 +510,8 @@ mod tests {
             assert_eq!(vecs.has_codes(), precision == Precision::Int8);
             vecs.touch_all(&[0, 2, 1, 3, 1000, u32::MAX]);
             vecs.touch_all(&[]);
+            vecs.touch_all_for_base(&[0, 2, 1, 3, 1000, u32::MAX]);
+            vecs.touch_all_for_base(&[]);
         }
     }
 }
