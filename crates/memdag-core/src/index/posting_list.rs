@@ -45,6 +45,8 @@ use super::bm25::FIELDS;
 use crate::segment::put_varint;
 use memdag_types::Slot;
 
+mod extend;
+
 /// Postings a block holds.
 pub const BLOCK: usize = 64;
 

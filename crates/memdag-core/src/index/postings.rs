@@ -36,6 +36,9 @@ use super::topk::{Scored, TopK};
 use crate::record::Record;
 use memdag_types::Slot;
 
+mod pending;
+pub use pending::PendingPostings;
+
 /// The version of what [`InvertedIndex::analysis`] computes. Bump it with any change to the
 /// analyzer, the fields or the derived keys: a store keeps the analyses of its records, and on
 /// opening, analyses of another version are ignored and their records analyzed again.
@@ -284,6 +287,17 @@ impl InvertedIndex {
 
     /// Indexes a record in `slot`. The slot must not be indexed already.
     pub fn add(&mut self, slot: Slot, record: &Record) {
+        let (terms, len, keys, keys_len) = self.interned_analysis(record);
+        self.add_analyzed(slot, &terms, len, &keys, keys_len);
+    }
+
+    /// What [`InvertedIndex::add_analyzed`] takes for `record`, its terms interned: each
+    /// term's frequency per field, the field lengths, the derived keys and their length.
+    #[allow(clippy::type_complexity)]
+    fn interned_analysis(
+        &mut self,
+        record: &Record,
+    ) -> (Vec<(u32, [u8; FIELDS])>, [u32; FIELDS], Vec<(u32, u8)>, u32) {
         let (occ, len) = self.analyze_record(record, true);
         let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
         let mut i = 0;
@@ -298,7 +312,7 @@ impl InvertedIndex {
             terms.push((term, tf));
         }
         let (keys, keys_len) = self.analyze_keys(record, true);
-        self.add_analyzed(slot, &terms, len, &keys, keys_len);
+        (terms, len, keys, keys_len)
     }
 
     /// Indexes an analyzed record in `slot` (term ids from [`InvertedIndex::intern`]), as
@@ -314,6 +328,18 @@ impl InvertedIndex {
         for &(term, tf) in terms {
             self.postings[term as usize].insert(slot, u32::from_le_bytes(tf));
         }
+        self.add_lengths_and_keys(slot, len, keys, keys_len);
+    }
+
+    /// What [`InvertedIndex::add_analyzed`] records of a record besides its term postings:
+    /// its lengths and its derived keys.
+    fn add_lengths_and_keys(
+        &mut self,
+        slot: Slot,
+        len: [u32; FIELDS],
+        keys: &[(u32, u8)],
+        keys_len: u32,
+    ) {
         super::resize_eighth(&mut self.doc_len, slot as usize + 1, [0; FIELDS]);
         let short = short_len(len);
         self.doc_len[slot as usize] = short;

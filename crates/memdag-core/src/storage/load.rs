@@ -18,7 +18,7 @@ use crate::dirty::Touched;
 use crate::error::{Error, Result};
 use crate::index::bm25::FIELDS;
 use crate::index::posting_list::ListSize;
-use crate::index::postings::{InvertedIndex, ANALYSIS_VERSION};
+use crate::index::postings::{InvertedIndex, PendingPostings, ANALYSIS_VERSION};
 use crate::index::restore::{GraphSource, SeqMap, VectorSource};
 use crate::keys;
 use crate::record::Record;
@@ -224,12 +224,17 @@ pub(super) fn restore_v2(
     // Buffers of one record's entry, reused for every record.
     let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
     let mut keys: Vec<(u32, u8)> = Vec::new();
+    // Term postings go into their lists a list at a time (see `PendingPostings`).
+    let mut pending = PendingPostings::default();
     let mut stored_text = |slot: Slot, index: &mut InvertedIndex| -> bool {
-        let Some(&(vi, ri)) = chosen.get(slot as usize) else {
-            return false;
-        };
-        let (Some(text), Some(ids)) = (usable_text(&views[vi as usize]), &term_ids[vi as usize])
-        else {
+        let stored = chosen.get(slot as usize).and_then(|&(vi, ri)| {
+            let text = usable_text(&views[vi as usize])?;
+            Some((text, term_ids[vi as usize].as_ref()?, ri))
+        });
+        let Some((text, ids, ri)) = stored else {
+            // The record is analyzed anew and indexed at once: the postings held go first, so
+            // that every list is filled in slot order.
+            index.flush(&mut pending);
             return false;
         };
         let mut lens = [0u32; FIELDS];
@@ -249,7 +254,7 @@ pub(super) fn restore_v2(
             },
             &mut |id, tf| keys.push((ids[id as usize], tf)),
         );
-        index.add_analyzed(slot, &terms, lens, &keys, keys_len);
+        index.add_analyzed_later(slot, &terms, lens, &keys, keys_len, &mut pending);
         true
     };
     store.search.vectors.set_settings(commit.vectors);
@@ -268,6 +273,7 @@ pub(super) fn restore_v2(
         text_index,
         &mut stored_text,
     );
+    store.search.text.flush(&mut pending);
     // Slots follow sequence order, as `chosen` does.
     store.persist.record_home = homes;
     let mut node_home = node_homes(&store, &graph, &generation_of);
