@@ -264,12 +264,6 @@ impl Skips {
         self.0.get_or_insert_with(Box::default)
     }
 
-    fn reserve_exact(&mut self, more: usize) {
-        if more > 0 {
-            self.vec().reserve_exact(more);
-        }
-    }
-
     fn push(&mut self, skip: Skip) {
         let skips = self.vec();
         super::reserve_eighth(skips, 1);
@@ -308,57 +302,6 @@ pub struct PostingList {
     last: Slot,
 }
 
-/// What a list will hold, counted before it is filled, so that it is allocated once at its
-/// exact size (see [`PostingList::reserve`]). Postings must be counted in doc order.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ListSize {
-    /// Bytes of the full blocks, and postings counted.
-    done: u32,
-    postings: u32,
-    last: Slot,
-    /// The block being counted: its postings, widest gap, fixed bytes (first doc, width) and
-    /// bytes of large frequencies.
-    block: u32,
-    width: u32,
-    head: u32,
-    large: u32,
-}
-
-impl ListSize {
-    /// Whether no posting was counted.
-    pub fn is_empty(&self) -> bool {
-        self.postings == 0
-    }
-
-    /// Counts the posting `(doc, tf)`, the list's newest.
-    pub fn add(&mut self, doc: Slot, tf: u32) {
-        if (self.postings as usize).is_multiple_of(BLOCK) {
-            self.done += self.block_bytes();
-            self.head = 1 + if self.postings == 0 {
-                varint_len(doc) as u32
-            } else {
-                0
-            };
-            (self.block, self.width, self.large) = (0, 0, 0);
-        } else {
-            self.width = self.width.max(width_of(doc - self.last) as u32);
-        }
-        self.block += 1;
-        self.large += large_bytes(tf) as u32;
-        self.postings += 1;
-        self.last = doc;
-    }
-
-    fn block_bytes(&self) -> u32 {
-        self.head + self.block * (self.width + 1) + self.large
-    }
-
-    /// Bytes of the list counted.
-    pub fn bytes(&self) -> usize {
-        (self.done + self.block_bytes()) as usize
-    }
-}
-
 impl PostingList {
     /// Number of postings (the term's document frequency).
     #[inline]
@@ -375,12 +318,12 @@ impl PostingList {
         self.bytes.capacity() + self.skips.heap_bytes() + core::mem::size_of::<Self>()
     }
 
-    /// Makes room for what `size` counted, on top of what the list holds.
-    pub fn reserve(&mut self, size: &ListSize) {
-        self.bytes.reserve_exact(size.bytes());
-        let blocks = (self.len + size.postings).div_ceil(BLOCK as u32) as usize;
-        self.skips
-            .reserve_exact(blocks.saturating_sub(1 + self.skips.len()));
+    /// Gives back the room the list does not use.
+    pub fn shrink_to_fit(&mut self) {
+        self.bytes.shrink_to_fit();
+        if let Some(skips) = self.skips.0.as_mut() {
+            skips.shrink_to_fit();
+        }
     }
 
     fn blocks(&self) -> usize {
@@ -669,25 +612,25 @@ mod tests {
         );
     }
 
+    /// A list filled by runs, as an open fills it, keeps no spare room once shrunk: its
+    /// postings and skips take what they hold.
     #[test]
-    fn a_list_sized_first_is_allocated_once_at_its_size() {
+    fn a_list_filled_by_runs_and_shrunk_holds_no_spare_room() {
         let postings: Vec<(Slot, u32)> = (0..1000u32)
             .map(|i| (i * i, tf([(i % 3) as u8, (i % 17) as u8, 0, 1])))
             .collect();
-        let mut size = ListSize::default();
-        for &(doc, tf) in &postings {
-            size.add(doc, tf);
-        }
         let mut list = PostingList::default();
-        list.reserve(&size);
-        let (bytes, skips) = (list.bytes.capacity(), list.skips.capacity());
-        for &(doc, tf) in &postings {
-            list.insert(doc, tf);
+        for run in postings.chunks(77) {
+            list.extend_sorted(run);
         }
-        assert_eq!(list.bytes.len(), bytes);
-        assert_eq!(list.bytes.capacity(), bytes);
-        assert_eq!(list.skips.len(), skips);
-        assert_eq!(list.skips.capacity(), skips);
+        assert!(
+            list.bytes.capacity() > list.bytes.len(),
+            "grown by doubling"
+        );
+        list.shrink_to_fit();
+        assert_eq!(list.postings(), postings);
+        assert_eq!(list.bytes.capacity(), list.bytes.len());
+        assert_eq!(list.skips.capacity(), list.skips.len());
     }
 
     /// What a term's list costs before its first posting: a large vocabulary is mostly lists
@@ -755,7 +698,6 @@ mod tests {
         fn a_list_stays_its_model(actions in proptest::collection::vec(action(), 0..400)) {
             let mut list = PostingList::default();
             let mut model = std::collections::BTreeMap::new();
-            let mut size = ListSize::default();
             for a in actions {
                 match a {
                     Action::Insert(doc, tf) => {
@@ -782,10 +724,6 @@ mod tests {
             let fresh = list_of(&want);
             proptest::prop_assert_eq!(&list.skips[..], &fresh.skips[..]);
             proptest::prop_assert_eq!(&list.bytes, &fresh.bytes);
-            for &(doc, tf) in &want {
-                size.add(doc, tf);
-            }
-            proptest::prop_assert_eq!(size.bytes(), list.bytes.len());
         }
     }
 }

@@ -30,7 +30,7 @@ use std::vec::Vec;
 use super::analyzer::{analyze, analyze_index, stem};
 use super::bm25::{Bm25Params, Bm25Weight, Field, FIELDS};
 use super::derived::derived_keys;
-use super::posting_list::{ListSize, PostingList};
+use super::posting_list::PostingList;
 use super::stopwords::significant;
 use super::topk::{Scored, TopK};
 use crate::record::Record;
@@ -359,25 +359,6 @@ impl InvertedIndex {
         super::resize_eighth(&mut self.keys_len, slot as usize + 1, 0);
         self.keys_len[slot as usize] = keys_len;
         self.keys_total += u64::from(keys_len);
-    }
-
-    /// Makes room for the postings `terms[id]` counted of term `id` and the key postings
-    /// `keys[id]` counted (see [`InvertedIndex::size_key`]), so that adding many analyzed
-    /// records allocates each list once, at its size.
-    pub fn reserve_postings(&mut self, terms: &[ListSize], keys: &[ListSize]) {
-        for (list, size) in self.postings.iter_mut().zip(terms) {
-            list.reserve(size);
-        }
-        for (term, size) in keys.iter().enumerate() {
-            if !size.is_empty() {
-                self.keys.entry(term as u32).or_default().reserve(size);
-            }
-        }
-    }
-
-    /// Counts a derived-key posting into `size` as [`InvertedIndex::add_analyzed`] stores it.
-    pub fn size_key(size: &mut ListSize, slot: Slot, tf: u8) {
-        size.add(slot, key_tf(tf));
     }
 
     /// The id of `term`, interned if new.

@@ -63,6 +63,16 @@ impl InvertedIndex {
 
     /// Appends the postings `pending` holds to their lists, a list at a time
     /// ([`crate::index::posting_list::PostingList::extend_sorted`]), and empties it.
+    /// Gives back the spare room of every list: lists filled by runs grow by doubling.
+    pub fn shrink_lists(&mut self) {
+        for list in &mut self.postings {
+            list.shrink_to_fit();
+        }
+        for list in self.keys.values_mut() {
+            list.shrink_to_fit();
+        }
+    }
+
     pub fn flush(&mut self, pending: &mut PendingPostings) {
         let PendingPostings {
             postings,
