@@ -61,9 +61,9 @@ impl InvertedIndex {
         }
     }
 
-    /// Appends the postings `pending` holds to their lists, a list at a time
-    /// ([`crate::index::posting_list::PostingList::extend_sorted`]), and empties it.
-    /// Gives back the spare room of every list: lists filled by runs grow by doubling.
+    /// Gives back the spare room of every list: lists filled by runs grow by half again
+    /// (see [`crate::index::posting_list::PostingList::extend_sorted`]), and derived-key
+    /// lists by an eighth.
     pub fn shrink_lists(&mut self) {
         for list in &mut self.postings {
             list.shrink_to_fit();
@@ -73,6 +73,8 @@ impl InvertedIndex {
         }
     }
 
+    /// Appends the postings `pending` holds to their lists, a list at a time
+    /// ([`crate::index::posting_list::PostingList::extend_sorted`]), and empties it.
     pub fn flush(&mut self, pending: &mut PendingPostings) {
         let PendingPostings {
             postings,
