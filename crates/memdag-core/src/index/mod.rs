@@ -74,6 +74,17 @@ pub(crate) fn resize_eighth<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
     }
 }
 
+/// A seeded xorshift generator for tests: each call `next(n)` gives a number below `n`.
+#[cfg(test)]
+pub(crate) fn test_rng(mut state: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    }
+}
+
 /// A plain turn for tests: id `r{seq}`, thread `t`, no user, created at `seq`, input
 /// `turn {seq}`; struct update syntax changes the rest.
 #[cfg(test)]

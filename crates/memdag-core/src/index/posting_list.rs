@@ -446,26 +446,35 @@ impl PostingList {
             if code == 0 {
                 self.bytes.extend_from_slice(&tf.to_le_bytes());
             }
+            self.len += 1;
+            self.last = doc;
         } else {
             // The block's second posting, or a gap wider than its others: the block
             // again, at its new width.
-            // On the stack, not in a Vec: filling a list re-encodes each block at least once
-            // (at its second posting), and an open fills every list.
-            let (mut docs, mut tfs) = ([0 as Slot; BLOCK], [0u32; BLOCK]);
-            let n = self.unpack_block(k, &mut docs, &mut tfs);
-            let mut block = [(0 as Slot, 0u32); BLOCK];
-            for (p, (&d, &t)) in block.iter_mut().zip(docs[..n].iter().zip(&tfs[..n])) {
-                *p = (d, t);
-            }
-            // `n < BLOCK`: the list's length is not a whole number of blocks.
-            block[n] = (doc, tf);
-            let block = &block[..=n];
-            self.bytes.truncate(width_at);
-            super::reserve_eighth(&mut self.bytes, block_bytes(block));
-            put_block(&mut self.bytes, block);
+            self.refill_last_block(&[(doc, tf)]);
         }
-        self.len += 1;
-        self.last = doc;
+    }
+
+    /// Encodes the last block once more with `more` added: postings past the last one, no
+    /// more than the block has room for. On the stack, not in a Vec: filling a list
+    /// re-encodes each block at least once (at its second posting), and an open fills every
+    /// list.
+    fn refill_last_block(&mut self, more: &[(Slot, u32)]) {
+        let k = self.skips.len();
+        let (_, width_at, _) = self.block_start(k);
+        let (mut docs, mut tfs) = ([0 as Slot; BLOCK], [0u32; BLOCK]);
+        let n = self.unpack_block(k, &mut docs, &mut tfs);
+        let mut block = [(0 as Slot, 0u32); BLOCK];
+        for (p, (&d, &t)) in block.iter_mut().zip(docs[..n].iter().zip(&tfs[..n])) {
+            *p = (d, t);
+        }
+        block[n..n + more.len()].copy_from_slice(more);
+        let block = &block[..n + more.len()];
+        self.bytes.truncate(width_at);
+        super::reserve_eighth(&mut self.bytes, block_bytes(block));
+        put_block(&mut self.bytes, block);
+        self.len += more.len() as u32;
+        self.last = block[block.len() - 1].0;
     }
 
     /// Puts the posting `(doc, tf)` in its place: an append when `doc` is the newest (slots
@@ -625,7 +634,7 @@ mod tests {
         }
         assert!(
             list.bytes.capacity() > list.bytes.len(),
-            "grown by doubling"
+            "grown by half again"
         );
         list.shrink_to_fit();
         assert_eq!(list.postings(), postings);

@@ -288,11 +288,14 @@ impl InvertedIndex {
     /// Indexes a record in `slot`. The slot must not be indexed already.
     pub fn add(&mut self, slot: Slot, record: &Record) {
         let (terms, len, keys, keys_len) = self.interned_analysis(record);
-        self.add_analyzed(slot, &terms, len, &keys, keys_len);
+        for &(term, tf) in &terms {
+            self.postings[term as usize].insert(slot, u32::from_le_bytes(tf));
+        }
+        self.add_lengths_and_keys(slot, len, &keys, keys_len);
     }
 
-    /// What [`InvertedIndex::add_analyzed`] takes for `record`, its terms interned: each
-    /// term's frequency per field, the field lengths, the derived keys and their length.
+    /// What [`InvertedIndex::add`] indexes of `record`, its terms interned: each term's
+    /// frequency per field, the field lengths, the derived keys and their length.
     #[allow(clippy::type_complexity)]
     fn interned_analysis(
         &mut self,
@@ -315,24 +318,8 @@ impl InvertedIndex {
         (terms, len, keys, keys_len)
     }
 
-    /// Indexes an analyzed record in `slot` (term ids from [`InvertedIndex::intern`]), as
-    /// [`InvertedIndex::add`] would index the record itself. Each term once.
-    pub fn add_analyzed(
-        &mut self,
-        slot: Slot,
-        terms: &[(u32, [u8; FIELDS])],
-        len: [u32; FIELDS],
-        keys: &[(u32, u8)],
-        keys_len: u32,
-    ) {
-        for &(term, tf) in terms {
-            self.postings[term as usize].insert(slot, u32::from_le_bytes(tf));
-        }
-        self.add_lengths_and_keys(slot, len, keys, keys_len);
-    }
-
-    /// What [`InvertedIndex::add_analyzed`] records of a record besides its term postings:
-    /// its lengths and its derived keys.
+    /// What indexing a record records besides its term postings: its lengths and its derived
+    /// keys.
     fn add_lengths_and_keys(
         &mut self,
         slot: Slot,

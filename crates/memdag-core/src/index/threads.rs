@@ -212,13 +212,7 @@ mod tests {
 
     #[test]
     fn out_of_order_adds_and_removes_keep_each_thread_sorted_without_keeping_keys() {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = crate::index::test_rng(0x2545_f491_4f6c_dd1d);
         let mut order = ThreadOrder::default();
         let mut slots: Vec<Option<Record>> = Vec::new();
         for seq in 0..600u64 {

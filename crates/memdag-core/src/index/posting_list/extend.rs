@@ -2,7 +2,7 @@
 //! how an open fills the text index, a list at a time (see
 //! [`crate::index::postings::PendingPostings`]).
 
-use super::{block_bytes, put_block, PostingList, BLOCK};
+use super::{PostingList, BLOCK};
 use memdag_types::Slot;
 
 impl PostingList {
@@ -34,22 +34,8 @@ impl PostingList {
         }
         let held = self.len as usize % BLOCK;
         if held != 0 {
-            let k = self.skips.len();
-            let (mut docs, mut tfs) = ([0 as Slot; BLOCK], [0u32; BLOCK]);
-            let n = self.unpack_block(k, &mut docs, &mut tfs);
-            let taken = (BLOCK - n).min(rest.len());
-            let mut block = [(0 as Slot, 0u32); BLOCK];
-            for (p, (&d, &t)) in block.iter_mut().zip(docs[..n].iter().zip(&tfs[..n])) {
-                *p = (d, t);
-            }
-            block[n..n + taken].copy_from_slice(&rest[..taken]);
-            let block = &block[..n + taken];
-            let (_, width_at, _) = self.block_start(k);
-            self.bytes.truncate(width_at);
-            crate::index::reserve_eighth(&mut self.bytes, block_bytes(block));
-            put_block(&mut self.bytes, block);
-            self.len += taken as u32;
-            self.last = block[block.len() - 1].0;
+            let taken = (BLOCK - held).min(rest.len());
+            self.refill_last_block(&rest[..taken]);
             rest = &rest[taken..];
         }
         for block in rest.chunks(BLOCK) {

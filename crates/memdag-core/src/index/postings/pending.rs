@@ -13,23 +13,24 @@ use memdag_types::Slot;
 /// the index one record at a time visits a list for each posting, and the lists of a large
 /// index do not stay in the cache between visits. Measured in wasm on the LoCoMo workload at
 /// 10k records, posting inserts were 14.5% of an open.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PendingPostings {
     /// (term, slot, frequencies) in slot order.
     postings: Vec<(u32, Slot, u32)>,
     /// Buffers of [`InvertedIndex::flush`], kept for the next flush.
     by_term: Vec<(Slot, u32)>,
     starts: Vec<u32>,
-    /// Postings held before a flush; [`PENDING_POSTINGS`] when 0.
+    /// Postings held before a flush.
     limit: usize,
 }
 
-impl PendingPostings {
-    fn limit(&self) -> usize {
-        if self.limit == 0 {
-            PENDING_POSTINGS
-        } else {
-            self.limit
+impl Default for PendingPostings {
+    fn default() -> Self {
+        PendingPostings {
+            postings: Vec::new(),
+            by_term: Vec::new(),
+            starts: Vec::new(),
+            limit: PENDING_POSTINGS,
         }
     }
 }
@@ -38,9 +39,10 @@ impl PendingPostings {
 const PENDING_POSTINGS: usize = 1 << 16;
 
 impl InvertedIndex {
-    /// [`InvertedIndex::add_analyzed`], with the term postings left in `pending` until it is
-    /// flushed ([`InvertedIndex::flush`]); flushed here when it is full. Slots must come in
-    /// increasing order, past every slot indexed.
+    /// Indexes an analyzed record in `slot` (term ids from [`InvertedIndex::intern`]), as
+    /// [`InvertedIndex::add`] would index the record itself, each term once; the term
+    /// postings are left in `pending` until it is flushed ([`InvertedIndex::flush`]), here
+    /// when it is full. Slots must come in increasing order, past every slot indexed.
     pub fn add_analyzed_later(
         &mut self,
         slot: Slot,
@@ -56,7 +58,7 @@ impl InvertedIndex {
                 .map(|&(term, tf)| (term, slot, u32::from_le_bytes(tf))),
         );
         self.add_lengths_and_keys(slot, len, keys, keys_len);
-        if pending.postings.len() >= pending.limit() {
+        if pending.postings.len() >= pending.limit {
             self.flush(pending);
         }
     }
@@ -131,14 +133,14 @@ mod tests {
         const WORDS: [&str; 9] = [
             "kelp", "otter", "walrus", "reef", "tide", "monday", "shell", "march", "gull",
         ];
-        for (seed, limit) in [(1u64, 1usize), (2, 7), (3, 64), (4, 1000), (5, 0)] {
-            let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            let mut next = move |m: u64| {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                rng % m
-            };
+        for (seed, limit) in [
+            (1u64, 1usize),
+            (2, 7),
+            (3, 64),
+            (4, 1000),
+            (5, PENDING_POSTINGS),
+        ] {
+            let mut next = crate::index::test_rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
             let mut one_by_one = InvertedIndex::default();
             let mut held = InvertedIndex::default();
             let mut pending = PendingPostings {
