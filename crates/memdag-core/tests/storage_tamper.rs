@@ -313,3 +313,158 @@ proptest! {
         }
     }
 }
+
+/// A LEB128 varint at `at`: (value, its length in bytes).
+fn varint_at(bytes: &[u8], at: usize) -> (u64, usize) {
+    let (mut value, mut n) = (0u64, 0);
+    loop {
+        let b = bytes[at + n];
+        value |= u64::from(b & 0x7f) << (7 * n);
+        n += 1;
+        if b & 0x80 == 0 {
+            return (value, n);
+        }
+    }
+}
+
+/// Makes the first term of the first entry of the TEXT section of `chunk` name a term past
+/// the chunk's dictionary (in place: one byte). False when the chunk has no TEXT section.
+fn break_first_text_entry(chunk: &mut [u8]) -> bool {
+    const TEXT: u8 = 7;
+    let mut at = 0;
+    while at < chunk.len() {
+        let (tag, len) = (
+            chunk[at],
+            u32::from_le_bytes(chunk[at + 1..at + 5].try_into().unwrap()),
+        );
+        let start = at + 5;
+        if tag == TEXT {
+            let t = &mut chunk[start..start + len as usize];
+            let fields = t[1] as usize;
+            let (terms, n) = varint_at(t, 2);
+            assert!(terms < 0x7f, "a one-byte id past the dictionary");
+            let mut p = 2 + n;
+            for _ in 0..terms {
+                let (l, n) = varint_at(t, p);
+                p += n + l as usize;
+            }
+            for _ in 0..=fields {
+                p += varint_at(t, p).1;
+            }
+            let (m, n) = varint_at(t, p);
+            assert!(m > 0, "the first record has terms");
+            p += n;
+            assert_eq!(varint_at(t, p).1, 1, "a one-byte term id");
+            t[p] = 0x7f;
+            return true;
+        }
+        at = start + len as usize;
+    }
+    false
+}
+
+/// The store's keys with one chunk's TEXT section malformed, the rest intact: the chunk is
+/// framed and sealed again, and `head` states no segment checksums (as a store written before
+/// format v4), so that only the text analyses are wrong. Returns the part's key.
+fn with_malformed_text(kv: &Kv) -> (Kv, String) {
+    use memdag_core::block::{frames, push_frame};
+    use memdag_core::envelope::{open, seal, Kind};
+    use memdag_core::segment::{decode_commit, encode_commit};
+    let mut kv = kv.clone();
+    let key = kv
+        .keys()
+        .find(|k| parse_segment_key(k).is_some())
+        .expect("a segment part")
+        .clone();
+    let body = open(&key, Kind::SegmentPart, &kv[&key]).unwrap().to_vec();
+    const PART_HEADER: usize = 20;
+    let mut chunks: Vec<Vec<u8>> = frames(&body[PART_HEADER..])
+        .unwrap()
+        .into_iter()
+        .map(<[u8]>::to_vec)
+        .collect();
+    assert!(
+        break_first_text_entry(&mut chunks[0]),
+        "the chunk has text analyses"
+    );
+    let mut rebuilt = body[..PART_HEADER].to_vec();
+    for c in &chunks {
+        push_frame(&mut rebuilt, c);
+    }
+    kv.insert(key.clone(), seal(Kind::SegmentPart, &rebuilt));
+    let mut commit = decode_commit(&kv[HEAD_KEY]).unwrap();
+    for s in &mut commit.segments {
+        s.sum = 0;
+    }
+    kv.insert(HEAD_KEY.into(), encode_commit(&commit).unwrap());
+    (kv, key)
+}
+
+#[test]
+fn a_malformed_text_section_is_refused_by_name_and_salvaged_whole() {
+    use memdag_core::search::{SearchMode, SearchQuery};
+    let mut s = Store::new();
+    for i in 0..30 {
+        s.add_turn(turn(
+            &format!("t{i}"),
+            "main",
+            &format!("walrus number {i} sings"),
+            &[],
+        ))
+        .unwrap();
+    }
+    let mut kv = Kv::new();
+    apply(&mut kv, &mut s);
+    // Intact, the store opens; the change keeps `head` and the part readable.
+    let (broken, key) = with_malformed_text(&kv);
+    let mut intact = kv.clone();
+    let mut commit = memdag_core::segment::decode_commit(&kv[HEAD_KEY]).unwrap();
+    commit.segments.iter_mut().for_each(|s| s.sum = 0);
+    intact.insert(
+        HEAD_KEY.into(),
+        memdag_core::segment::encode_commit(&commit).unwrap(),
+    );
+    assert_eq!(load(&intact, false).unwrap().len(), 30);
+
+    match load(&broken, false) {
+        Err(memdag_core::Error::CorruptData { key: k, reason }) => {
+            assert_eq!(k, key);
+            // The plain open says what a salvaging one would keep: the same damage.
+            assert!(reason.starts_with("text section malformed; "), "{reason}");
+            assert!(
+                reason.contains(&format!("{key} block 0 (text section malformed)")),
+                "{reason}"
+            );
+        }
+        other => panic!("expected CorruptData, got {:?}", other.map(|s| s.len())),
+    }
+    let (salvaged, damage) =
+        Store::load_salvaging(broken.iter().map(|(k, v)| (k.as_str(), v.as_slice())), None)
+            .unwrap();
+    assert_eq!(damage.damaged.len(), 1, "{damage:?}");
+    assert_eq!(damage.damaged[0].key, key);
+    assert_eq!(damage.damaged[0].reason, "text section malformed");
+    assert!(damage.lost_records.is_empty(), "{damage:?}");
+    assert_eq!(ids(&salvaged), ids(&s));
+    // The records whose analyses were malformed are analyzed anew: text finds every one.
+    let q = SearchQuery {
+        text: "walrus".into(),
+        mode: SearchMode::Bm25,
+        context: 0.0,
+        k: 50,
+        ..Default::default()
+    };
+    let mut found: Vec<String> = salvaged
+        .search(&q)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.id)
+        .collect();
+    found.sort();
+    assert_eq!(found, ids(&s));
+    let q = SearchQuery {
+        text: "number 0 sings".into(),
+        ..q
+    };
+    assert_eq!(salvaged.search(&q).unwrap()[0].id, "t0");
+}

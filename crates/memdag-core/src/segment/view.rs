@@ -43,14 +43,15 @@ pub struct SegmentView<'a> {
     pub gone_state: Vec<String>,
     /// `(seq, uses)` pairs.
     pub uses: Vec<(u64, u32)>,
-    /// The TEXT section, when the chunk has one: version, fields, dictionary, and the byte
-    /// offset of each record's entry.
+    /// The TEXT section, when the chunk has one: version, fields, dictionary, and the
+    /// records' entries, read on demand.
     pub text: Option<TextView<'a>>,
     /// The COMMIT section, undecoded: the last chunk of a v4 segment has one.
     pub commit: Option<&'a [u8]>,
 }
 
-/// A chunk's TEXT section, read in place.
+/// A chunk's TEXT section, read in place: its dictionary on parse, its records' entries one
+/// at a time through a [`TextCursor`], each checked as it is read.
 #[derive(Debug, Default)]
 pub struct TextView<'a> {
     pub version: u8,
@@ -58,15 +59,31 @@ pub struct TextView<'a> {
     /// The chunk's terms, by local id.
     pub dict: Vec<&'a str>,
     entries: &'a [u8],
-    offsets: Vec<usize>,
+}
+
+/// Where a forward walk over a [`TextView`]'s entries stands: the index of the next entry and
+/// its byte offset. An open reads a chunk's entries in record order, so each is found by
+/// reading on from the last one read, where a table of every entry's offset took a walk over
+/// the whole section before the first could be read (a twentieth of a warm open).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextCursor {
+    next: usize,
+    at: usize,
+}
+
+/// The entry reader's callbacks: `lens(field lengths, key length)`, then `term(local id, tf
+/// per field)` per term, then `key(local id, tf)` per derived key.
+pub struct EntrySink<'s> {
+    pub lens: &'s mut dyn FnMut(&[u32], u32),
+    pub term: &'s mut dyn FnMut(u32, &[u8]),
+    pub key: &'s mut dyn FnMut(u32, u8),
 }
 
 impl<'a> TextView<'a> {
-    /// Not inlined into [`SegmentView::parse`]: its loop over the records' entries is the
-    /// chunk's longest, and a wasm engine optimizes a small function called once a chunk
-    /// sooner than the large one around it (see `restore_v2` in [`crate::storage`]).
+    /// The section's header and dictionary; `None` when they are malformed. The entries are
+    /// checked as [`TextView::entry`] reads them.
     #[inline(never)]
-    fn parse(bytes: &'a [u8], records: usize) -> Option<Self> {
+    fn parse(bytes: &'a [u8]) -> Option<Self> {
         let (&version, rest) = bytes.split_first()?;
         let (&fields, _) = rest.split_first()?;
         let mut r = Reader { bytes, at: 2 };
@@ -78,78 +95,74 @@ impl<'a> TextView<'a> {
             dict.push(core::str::from_utf8(s).ok()?);
             r.at += len;
         }
-        let entries = &bytes[r.at..];
-        let mut e = Reader {
-            bytes: entries,
-            at: 0,
-        };
-        let mut offsets = Vec::with_capacity(records);
-        for _ in 0..records {
-            offsets.push(e.at);
-            for _ in 0..=fields {
-                e.varint()?;
-            }
-            let m = e.varint()? as usize;
-            for _ in 0..m {
-                if e.varint()? as usize >= dict.len() {
-                    return None;
-                }
-                e.at = e.at.checked_add(fields as usize)?;
-            }
-            let k = e.varint()? as usize;
-            for _ in 0..k {
-                if e.varint()? as usize >= dict.len() {
-                    return None;
-                }
-                e.at += 1;
-            }
-            if e.at > entries.len() {
-                return None;
-            }
-        }
         Some(TextView {
             version,
             fields,
             dict,
-            entries,
-            offsets,
+            entries: &bytes[r.at..],
         })
     }
 
-    /// The entry of record `ri`: calls `lens(field lengths, key length)`, then `term(local id,
-    /// tf per field)` per term, then `key(local id, tf)` per derived key. Entries were
-    /// checked by the parse.
-    pub fn entry(
-        &self,
-        ri: usize,
-        lens: &mut dyn FnMut(&[u32], u32),
-        term: &mut dyn FnMut(u32, &[u8]),
-        key: &mut dyn FnMut(u32, u8),
-    ) {
+    /// Reads the entry of record `ri` into `sink`, reading on from `cursor` (past the entries
+    /// before it, which are checked too); `None` when an entry up to it is malformed: a term
+    /// outside the dictionary, or bytes past the section's end. `sink` may have been called
+    /// for part of a malformed entry. A record before the cursor starts the walk over.
+    pub fn entry(&self, cursor: &mut TextCursor, ri: usize, sink: &mut EntrySink) -> Option<()> {
+        if ri < cursor.next {
+            *cursor = TextCursor::default();
+        }
+        while cursor.next < ri {
+            cursor.at = self.read_entry(cursor.at, None)?;
+            cursor.next += 1;
+        }
+        cursor.at = self.read_entry(cursor.at, Some(sink))?;
+        cursor.next += 1;
+        Some(())
+    }
+
+    /// Reads the entry at byte `at`, into `sink` if given; returns the offset after it.
+    fn read_entry(&self, at: usize, mut sink: Option<&mut EntrySink>) -> Option<usize> {
         let fields = self.fields as usize;
+        let terms = self.dict.len() as u64;
         let mut r = Reader {
             bytes: self.entries,
-            at: self.offsets[ri],
+            at,
         };
         let mut l = [0u32; 16];
         for x in l.iter_mut().take(fields.min(16)) {
-            *x = r.varint().unwrap_or(0) as u32;
+            *x = r.varint()? as u32;
         }
-        let keys_len = r.varint().unwrap_or(0) as u32;
-        lens(&l[..fields.min(16)], keys_len);
-        let m = r.varint().unwrap_or(0);
+        for _ in 16..fields {
+            r.varint()?;
+        }
+        let keys_len = r.varint()? as u32;
+        if let Some(s) = sink.as_deref_mut() {
+            (s.lens)(&l[..fields.min(16)], keys_len);
+        }
+        let m = r.varint()?;
         for _ in 0..m {
-            let id = r.varint().unwrap_or(0) as u32;
-            let tf = &self.entries[r.at..r.at + fields];
+            let id = r.varint()?;
+            let tf = self.entries.get(r.at..r.at.checked_add(fields)?)?;
+            if id >= terms {
+                return None;
+            }
             r.at += fields;
-            term(id, tf);
+            if let Some(s) = sink.as_deref_mut() {
+                (s.term)(id as u32, tf);
+            }
         }
-        let k = r.varint().unwrap_or(0);
+        let k = r.varint()?;
         for _ in 0..k {
-            let id = r.varint().unwrap_or(0) as u32;
-            let tf = r.byte().unwrap_or(0);
-            key(id, tf);
+            let id = r.varint()?;
+            let tf = r.byte()?;
+            if id >= terms {
+                return None;
+            }
+            if let Some(s) = sink.as_deref_mut() {
+                (s.key)(id as u32, tf);
+            }
         }
+        Some(r.at)
     }
 }
 
@@ -221,10 +234,8 @@ impl<'a> SegmentView<'a> {
         }
         view.check_owners(key)?;
         if let Some(bytes) = text {
-            view.text = Some(
-                TextView::parse(bytes, view.records.len())
-                    .ok_or_else(|| corrupt(key, "text section malformed"))?,
-            );
+            view.text =
+                Some(TextView::parse(bytes).ok_or_else(|| corrupt(key, "text section malformed"))?);
         }
         Ok(view)
     }
@@ -385,6 +396,152 @@ impl<'a> SegmentView<'a> {
             for _ in 0..n {
                 out.push((lc, r.varint().unwrap_or(0)));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One record's entry in a two-field TEXT section: field lengths, key length, terms
+    /// (local id, tf per field) and derived keys (local id, tf).
+    type Entry = ([u32; 2], u32, Vec<(u64, [u8; 2])>, Vec<(u64, u8)>);
+
+    /// A TEXT section of two fields with `dict` and `entries`, as the segment writer lays it.
+    fn section(dict: &[&str], entries: &[Entry]) -> Vec<u8> {
+        let mut t = alloc::vec![3u8, 2];
+        put_varint(&mut t, dict.len() as u64);
+        for term in dict {
+            put_varint(&mut t, term.len() as u64);
+            t.extend_from_slice(term.as_bytes());
+        }
+        for (lens, keys_len, terms, keys) in entries {
+            for &l in lens {
+                put_varint(&mut t, u64::from(l));
+            }
+            put_varint(&mut t, u64::from(*keys_len));
+            put_varint(&mut t, terms.len() as u64);
+            for (id, tf) in terms {
+                put_varint(&mut t, *id);
+                t.extend_from_slice(tf);
+            }
+            put_varint(&mut t, keys.len() as u64);
+            for (id, tf) in keys {
+                put_varint(&mut t, *id);
+                t.push(*tf);
+            }
+        }
+        t
+    }
+
+    /// Reads entry `ri` through `cursor` back into an [`Entry`].
+    fn read(view: &TextView, cursor: &mut TextCursor, ri: usize) -> Option<Entry> {
+        let (mut lens, mut keys_len) = ([0u32; 2], 0);
+        let (mut terms, mut keys) = (Vec::new(), Vec::new());
+        view.entry(
+            cursor,
+            ri,
+            &mut EntrySink {
+                lens: &mut |l, k| {
+                    lens.copy_from_slice(l);
+                    keys_len = k;
+                },
+                term: &mut |id, tf| terms.push((u64::from(id), [tf[0], tf[1]])),
+                key: &mut |id, tf| keys.push((u64::from(id), tf)),
+            },
+        )?;
+        Some((lens, keys_len, terms, keys))
+    }
+
+    fn entries() -> Vec<Entry> {
+        (0..40u64)
+            .map(|i| {
+                (
+                    [i as u32 * 3, 200 + i as u32],
+                    i as u32 % 5,
+                    (0..i % 7).map(|t| ((i + t) % 4, [t as u8, 1])).collect(),
+                    (0..i % 3).map(|k| (4 + k, k as u8 + 1)).collect(),
+                )
+            })
+            .collect()
+    }
+
+    const DICT: [&str; 6] = ["alpha", "beta", "gamma", "delta", "user:ann", "year:2026"];
+
+    /// Entries read in order, with records skipped, or out of order, are the ones written.
+    #[test]
+    fn a_cursor_reads_every_entry_in_order_with_gaps_and_after_a_step_back() {
+        let want = entries();
+        let bytes = section(&DICT, &want);
+        let view = TextView::parse(&bytes).expect("parses");
+        assert_eq!(view.dict, DICT);
+        let mut cursor = TextCursor::default();
+        for (ri, w) in want.iter().enumerate() {
+            assert_eq!(read(&view, &mut cursor, ri).as_ref(), Some(w), "entry {ri}");
+        }
+        let mut cursor = TextCursor::default();
+        for ri in [1usize, 2, 7, 8, 30, 39] {
+            assert_eq!(
+                read(&view, &mut cursor, ri).as_ref(),
+                Some(&want[ri]),
+                "{ri}"
+            );
+        }
+        // A step back starts the walk over.
+        for ri in [5usize, 3, 0, 39, 20] {
+            assert_eq!(
+                read(&view, &mut cursor, ri).as_ref(),
+                Some(&want[ri]),
+                "{ri}"
+            );
+        }
+        // Past the last entry there is none.
+        assert_eq!(read(&view, &mut cursor, want.len()), None);
+    }
+
+    /// A term outside the dictionary, in a term or a derived key, is malformed, for the entry
+    /// that has it and for every entry read past it; the entries before it read as written.
+    #[test]
+    fn an_entry_naming_a_term_outside_the_dictionary_is_malformed() {
+        for bad_key in [false, true] {
+            let mut want = entries();
+            if bad_key {
+                want[12].3 = alloc::vec![(DICT.len() as u64, 1)];
+            } else {
+                want[12].2 = alloc::vec![(DICT.len() as u64, [1, 0])];
+            }
+            let bytes = section(&DICT, &want);
+            let view = TextView::parse(&bytes).expect("the dictionary parses");
+            let mut cursor = TextCursor::default();
+            assert_eq!(read(&view, &mut cursor, 11).as_ref(), Some(&want[11]));
+            assert_eq!(read(&view, &mut cursor, 12), None, "bad key: {bad_key}");
+            assert_eq!(read(&view, &mut TextCursor::default(), 20), None);
+        }
+    }
+
+    /// No cut of a section panics: its dictionary fails to parse, or each entry reads as
+    /// written or is malformed, and no entry past a malformed one reads.
+    #[test]
+    fn a_truncated_section_reads_what_it_holds_and_never_panics() {
+        let want = entries();
+        let bytes = section(&DICT, &want);
+        for cut in 0..bytes.len() {
+            let Some(view) = TextView::parse(&bytes[..cut]) else {
+                continue;
+            };
+            let mut cursor = TextCursor::default();
+            let mut broken = false;
+            for (ri, w) in want.iter().enumerate() {
+                match read(&view, &mut cursor, ri) {
+                    Some(got) => {
+                        assert!(!broken, "cut {cut}: entry {ri} read past a malformed one");
+                        assert_eq!(&got, w, "cut {cut}: entry {ri}");
+                    }
+                    None => broken = true,
+                }
+            }
+            assert!(broken, "cut {cut}: a cut section still read every entry");
         }
     }
 }

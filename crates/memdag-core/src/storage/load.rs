@@ -21,7 +21,7 @@ use crate::index::postings::{InvertedIndex, PendingPostings, ANALYSIS_VERSION};
 use crate::index::restore::{GraphSource, SeqMap, VectorSource};
 use crate::keys;
 use crate::record::Record;
-use crate::segment::{read_f32s, ChunkBytes, SegmentView, TextView};
+use crate::segment::{read_f32s, ChunkBytes, EntrySink, SegmentView, TextCursor, TextView};
 use crate::store::Store;
 use memdag_types::Slot;
 
@@ -217,7 +217,7 @@ pub(super) fn restore_v2(
     restore_uses(&mut store, &views, &generation_of);
     let graph = SegmentGraph {
         views: &views,
-        nodes: stored_nodes(&views, &chunks, lenient)?,
+        nodes: stored_nodes(&views, &chunks, lenient.as_deref_mut())?,
     };
     let (text_index, term_ids) = text_index_for(&views);
     // Buffers of one record's entry, reused for every record.
@@ -225,34 +225,50 @@ pub(super) fn restore_v2(
     let mut keys: Vec<(u32, u8)> = Vec::new();
     // Term postings go into their lists a list at a time (see `PendingPostings`).
     let mut pending = PendingPostings::default();
+    // Each chunk's entries are read in record order, on from the last one read; `None` once
+    // one was malformed. The chunks with a malformed entry, in the order found: a strict open
+    // fails naming the first, once the indexes are filled; a salvaging one notes each as
+    // damaged and analyzes their records from there on anew (nothing is lost).
+    let mut cursors: Vec<Option<TextCursor>> = vec![Some(TextCursor::default()); views.len()];
+    let mut malformed_text: Vec<usize> = Vec::new();
     let mut stored_text = |slot: Slot, index: &mut InvertedIndex| -> bool {
-        let stored = chosen.get(slot as usize).and_then(|&(vi, ri)| {
-            let text = usable_text(&views[vi as usize])?;
-            Some((text, term_ids[vi as usize].as_ref()?, ri))
+        let mut lens = [0u32; FIELDS];
+        let mut keys_len = 0;
+        let read = chosen.get(slot as usize).and_then(|&(vi, ri)| {
+            let vi = vi as usize;
+            let text = usable_text(&views[vi])?;
+            let ids = term_ids[vi].as_ref()?;
+            let cursor = cursors[vi].as_mut()?;
+            terms.clear();
+            keys.clear();
+            let read = text.entry(
+                cursor,
+                ri as usize,
+                &mut EntrySink {
+                    lens: &mut |l, k| {
+                        lens.copy_from_slice(&l[..FIELDS]);
+                        keys_len = k;
+                    },
+                    term: &mut |id, tf| {
+                        let mut f = [0u8; FIELDS];
+                        f.copy_from_slice(&tf[..FIELDS]);
+                        terms.push((ids[id as usize], f));
+                    },
+                    key: &mut |id, tf| keys.push((ids[id as usize], tf)),
+                },
+            );
+            if read.is_none() {
+                cursors[vi] = None;
+                malformed_text.push(vi);
+            }
+            read
         });
-        let Some((text, ids, ri)) = stored else {
+        if read.is_none() {
             // The record is analyzed anew and indexed at once: the postings held go first, so
             // that every list is filled in slot order.
             index.flush(&mut pending);
             return false;
-        };
-        let mut lens = [0u32; FIELDS];
-        let mut keys_len = 0;
-        terms.clear();
-        keys.clear();
-        text.entry(
-            ri as usize,
-            &mut |l, k| {
-                lens.copy_from_slice(&l[..FIELDS]);
-                keys_len = k;
-            },
-            &mut |id, tf| {
-                let mut f = [0u8; FIELDS];
-                f.copy_from_slice(&tf[..FIELDS]);
-                terms.push((ids[id as usize], f));
-            },
-            &mut |id, tf| keys.push((ids[id as usize], tf)),
-        );
+        }
         index.add_analyzed_later(slot, &terms, lens, &keys, keys_len, &mut pending);
         true
     };
@@ -272,6 +288,19 @@ pub(super) fn restore_v2(
         text_index,
         &mut stored_text,
     );
+    for &vi in &malformed_text {
+        let key = &chunks[vi].1;
+        let reason = "text section malformed";
+        match lenient.as_deref_mut() {
+            None => {
+                return Err(Error::CorruptData {
+                    key: key.clone(),
+                    reason: reason.into(),
+                })
+            }
+            Some(l) => l.skip(key, l.blocks.get(vi).copied().flatten(), reason.into()),
+        }
+    }
     store.search.text.flush(&mut pending);
     store.search.text.shrink_lists();
     // Slots follow sequence order, as `chosen` does.
