@@ -64,6 +64,8 @@ RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" \
   cargo test --workspace --all-targets
 step "cargo test --workspace --doc"
 cargo test --workspace --doc
+step "cargo doc for the pure crates, warnings denied (every link in the API docs resolves)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p memdag-types -p memdag-core -p memdag-alloc --no-deps
 
 step "waiting for Chromium and the npm trees"
 if ! wait "$installs"; then

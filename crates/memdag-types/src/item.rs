@@ -216,7 +216,7 @@ pub struct ItemMeta {
     /// How likely the item is true and lasting, 0 to 1: 1 for a caller's item, the rule's or
     /// the LLM's confidence for a learned one, raised by each corroboration (the chance that
     /// not every source is wrong: `1 − (1 − c)(1 − c_new)`). Recall's known section shows only
-    /// items at or above [`MemoryConfig::recall_confidence`](crate::memory::MemoryConfig).
+    /// items at or above `memdag_core::memory::MemoryConfig::recall_confidence`.
     pub confidence: f32,
     /// When a turn last said it (creation or corroboration).
     pub last_seen: i64,

@@ -97,7 +97,7 @@ impl Record {
 
     /// Whether a read on behalf of `user` may see this record: every record for `None` (a
     /// store-wide read), else the user's own records and those tagged [`SHARED_TAG`]. The
-    /// entry points check a named user with [`crate::scope::user_scope`] first, so an empty
+    /// entry points check a named user with `memdag_core::scope::user_scope` first, so an empty
     /// name never gets here; if it did, it would see only records without a user.
     pub fn visible_to(&self, user: Option<&str>) -> bool {
         match user {

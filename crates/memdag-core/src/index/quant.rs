@@ -200,7 +200,7 @@ fn square_lanes(codes: &[i8], squares: &[f32]) -> [f32; 8] {
     }
 }
 
-/// The portable [`square_lanes`], which the compiler vectorizes natively. In wasm it took
+/// The portable `square_lanes`, which the compiler vectorizes natively. In wasm it took
 /// each code out of its vector to convert it alone (`i8x16.extract_lane_s`): a twentieth of
 /// opening an int8 store, which computes every node's inverse norm.
 #[inline]

@@ -428,7 +428,7 @@ impl NodeVectors {
     /// Reads one byte of each of the first cache lines of the walk form of each of `nodes`
     /// (all of a 384-d node's codes), all before any of them is scored: the reads do not
     /// depend on one another, so their cache misses overlap instead of coming one at a time as
-    /// each node is scored (wasm has no prefetch). At most [`TOUCHED_BYTES`] a node: touching
+    /// each node is scored (wasm has no prefetch). At most `TOUCHED_BYTES` a node: touching
     /// all of 32 nodes' `f32` vectors (48 KB at 384-d) pushed them out of L1 again before they
     /// were scored, and made f32 walks slower.
     #[inline]

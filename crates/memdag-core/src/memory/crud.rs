@@ -1,7 +1,7 @@
 //! Items one by one: get, update (a new version), soft delete, history, list, and the log.
 //!
 //! Adding goes through [`super::learn`] (dedup and conflicts); the raw insertion here,
-//! [`Store::insert_item`], validates everything first and changes nothing on an error.
+//! `Store::insert_item`, validates everything first and changes nothing on an error.
 
 use std::collections::BTreeSet;
 use std::format;
@@ -54,7 +54,7 @@ pub struct ItemQuery {
     /// ... and before this one.
     pub until: Option<i64>,
     /// The items as they were valid at this time, each in the version valid then (see
-    /// [`Store::items_as_of`]). Implies the statuses of that time.
+    /// [`Store::item_history`]). Implies the statuses of that time.
     pub as_of: Option<i64>,
     /// The caller's clock: items whose time to live ran out by then count as expired.
     pub now: Option<i64>,

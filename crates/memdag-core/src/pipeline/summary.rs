@@ -227,7 +227,7 @@ fn cut(counter: &TokenCounter, text: &str, max: usize) -> String {
 }
 
 /// The rules' update: the extractive note of `messages`, merged into `previous` section by
-/// section (the previous Goal stands; other sections keep their newest [`MAX_LINES`] lines).
+/// section (the previous Goal stands; other sections keep their newest `MAX_LINES` lines).
 pub fn fallback_summary(previous: Option<&CompactNode>, messages: &[Message]) -> CompactNode {
     let record = as_record(messages);
     let none = detect_language(&record).none();

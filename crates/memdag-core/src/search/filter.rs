@@ -20,7 +20,7 @@ pub struct Compiled<'a> {
 }
 
 impl<'a> Compiled<'a> {
-    /// Resolves the id subset to slots; unknown ids are dropped. [`Error::InvalidInput`]
+    /// Resolves the id subset to slots; unknown ids are dropped. [`crate::Error::InvalidInput`]
     /// for an empty or blank user ([`crate::scope`]): it never means "every user".
     pub fn new(store: &'a Store, filter: &'a SearchFilter) -> Result<Self> {
         crate::scope::user_scope(filter.user.as_deref())?;

@@ -25,7 +25,7 @@ fn first_records_section(body: &[u8]) -> Option<&[u8]> {
 #[derive(Debug, Default)]
 pub struct SegmentView<'a> {
     pub records: Vec<Record>,
-    /// `(record index, vector bytes)` pairs come from [`SegmentView::vector`].
+    /// `(record index, vector bytes)` pairs come from [`SegmentView::vector_bytes`].
     pub dimension: usize,
     owners: &'a [u8],
     vector_data: &'a [u8],

@@ -17,7 +17,7 @@
 //! The newest segment of a change set carries the commit it makes (section COMMIT), so the
 //! commit is durable once that segment is whole: a host that stops at any point leaves the
 //! store as it was before or after the change set, never a mix, and a lost, torn or rolled-back
-//! `head` loses nothing (see [`choose`]). Keys written before a crash and never committed are
+//! `head` loses nothing (see `choose`). Keys written before a crash and never committed are
 //! orphans: [`Store::load`] finds them (when the host lists its keys) and the next change set
 //! deletes them, after its commit. Nothing is deleted that a commit the open could choose
 //! still names, and no key outside the shapes memdag writes is ever deleted.

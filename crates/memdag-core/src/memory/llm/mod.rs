@@ -39,7 +39,7 @@
 //! the store.
 //!
 //! **Cost**: every call is counted with its prompt and answer tokens (the core's estimator,
-//! [`crate::tokens::estimate`]) in [`LlmCost`], so a host can report calls and tokens per 100
+//! `crate::tokens::estimate`) in [`LlmCost`], so a host can report calls and tokens per 100
 //! turns.
 
 mod learn;
@@ -65,7 +65,7 @@ pub struct LlmBatch {
     /// Their estimated tokens.
     pub tokens: usize,
     /// The kinds to learn (a fact of another kind is refused); empty: personal,
-    /// procedural and tool, as [`crate::memory::ExtractQuery::kinds`].
+    /// procedural and tool, as `ExtractQuery::kinds`.
     pub kinds: Vec<ItemKind>,
 }
 

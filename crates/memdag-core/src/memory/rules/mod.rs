@@ -8,7 +8,7 @@
 //! 2. the text is cut into sentences (`.`, `!`, `?`, `;`, `。`, `！`, `？`, `；`, new lines,
 //!    keeping abbreviations such as "St.") and sentences into clauses (commas, `，`, `、`, and an
 //!    English "and"/"but" followed by "I");
-//! 3. each clause goes to [`english`] or [`chinese`] by its script. A clause that is a question,
+//! 3. each clause goes to `english` or `chinese` by its script. A clause that is a question,
 //!    a hypothetical ("if", "如果"), a joke (a laughter marker), or about someone else ("my
 //!    sister", "我妈") gives nothing; a clause matching a pattern gives a [`Extracted`];
 //! 4. within the turn, extractions with the same relation and object, or the same text, are
