@@ -64,7 +64,8 @@ pub struct TextView<'a> {
 /// Where a forward walk over a [`TextView`]'s entries stands: the index of the next entry and
 /// its byte offset. An open reads a chunk's entries in record order, so each is found by
 /// reading on from the last one read, where a table of every entry's offset took a walk over
-/// the whole section before the first could be read (a twentieth of a warm open).
+/// the whole section before the first could be read (without it, a warm open of the LoCoMo
+/// workload's 10k records in wasm takes 0.92x the time).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TextCursor {
     next: usize,
@@ -81,7 +82,9 @@ pub struct EntrySink<'s> {
 
 impl<'a> TextView<'a> {
     /// The section's header and dictionary; `None` when they are malformed. The entries are
-    /// checked as [`TextView::entry`] reads them.
+    /// checked as [`TextView::entry`] reads them. Not inlined into [`SegmentView::parse`]: a
+    /// wasm engine optimizes a small function called once a chunk sooner than the large one
+    /// around it (see `restore_v2` in [`crate::storage`]).
     #[inline(never)]
     fn parse(bytes: &'a [u8]) -> Option<Self> {
         let (&version, rest) = bytes.split_first()?;
