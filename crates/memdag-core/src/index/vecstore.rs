@@ -433,19 +433,20 @@ impl NodeVectors {
     /// were scored, and made f32 walks slower.
     #[inline]
     pub fn touch_all(&self, nodes: &[u32]) {
-        let acc = if self.has_codes() {
-            touch_rows(&self.codes, self.dim, nodes, |&c| c as u8)
-        } else {
-            touch_rows(&self.f32s, self.dim, nodes, |x| x.to_bits() as u8)
-        };
-        core::hint::black_box(acc);
+        self.touch_form(nodes, !self.has_codes());
     }
 
     /// [`NodeVectors::touch_all`] for the form [`NodeVectors::base_distance`] reads: the `f32`
     /// vectors where they are kept (at int8+f32 a walk reads the codes, a base the `f32`s).
     #[inline]
     pub fn touch_all_for_base(&self, nodes: &[u32]) {
-        let acc = if self.has_f32() {
+        self.touch_form(nodes, self.has_f32());
+    }
+
+    /// Touches the rows of `nodes` in the `f32` vectors, or else in the codes.
+    #[inline]
+    fn touch_form(&self, nodes: &[u32], f32s: bool) {
+        let acc = if f32s {
             touch_rows(&self.f32s, self.dim, nodes, |x| x.to_bits() as u8)
         } else {
             touch_rows(&self.codes, self.dim, nodes, |&c| c as u8)
