@@ -71,7 +71,7 @@ impl Store {
         let removed = self.unlink_many(&ids)?;
         let mut blobs = self.drop_unreferenced_blobs(&removed);
         blobs.extend(self.forget_blob_owner(user)?);
-        blobs.sort();
+        crate::sort::sort(&mut blobs);
         blobs.dedup();
         let mut work: Vec<String> = self
             .work_keys()
@@ -88,7 +88,7 @@ impl Store {
             self.remove_state(&legacy);
             work.push(legacy[crate::work::WORK_PREFIX.len()..].into());
         }
-        work.sort();
+        crate::sort::sort(&mut work);
         work.dedup();
         self.clear_running_summaries_of(user);
         self.search.text.purge_unused_terms();
@@ -150,7 +150,7 @@ impl Store {
             self.search.text.purge_unused_terms();
             self.persist.force_full_rewrite();
         }
-        blobs.sort();
+        crate::sort::sort(&mut blobs);
         blobs.dedup();
         Ok(Purged {
             items: doomed,

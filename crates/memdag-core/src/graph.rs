@@ -157,7 +157,9 @@ impl Store {
             .into_iter()
             .map(|(entity, depth)| Node { entity, depth })
             .collect();
-        nodes.sort_by(|a, b| a.depth.cmp(&b.depth).then_with(|| a.entity.cmp(&b.entity)));
+        crate::sort::sort_by(&mut nodes, |a, b| {
+            a.depth.cmp(&b.depth).then_with(|| a.entity.cmp(&b.entity))
+        });
         Ok(Subgraph {
             nodes,
             edges: edges.into_values().collect(),
@@ -247,7 +249,7 @@ impl Store {
                 }
             }
         }
-        paths.sort_by(|x, y| {
+        crate::sort::sort_by(&mut paths, |x, y| {
             let ids = |p: &Vec<Edge>| p.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
             ids(x).cmp(&ids(y))
         });

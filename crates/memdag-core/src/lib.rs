@@ -50,6 +50,7 @@ pub mod index;
 pub mod keys;
 pub mod scope;
 mod slots;
+mod sort;
 #[cfg(feature = "std")]
 pub mod state;
 pub mod store;

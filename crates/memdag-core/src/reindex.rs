@@ -217,7 +217,7 @@ impl Store {
             };
             fresh.push((slot, vector));
         }
-        fresh.sort_by_key(|(slot, ..)| *slot);
+        crate::sort::sort_by_key(&mut fresh, |(slot, ..)| *slot);
         let total = fresh.len();
         // The new vectors are kept as the old ones were; int8 steps are trained anew on them.
         let mut index = VectorIndex::default();

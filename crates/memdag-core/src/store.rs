@@ -707,7 +707,9 @@ fn groups<const N: usize>(indexes: [&BTreeMap<String, BTreeSet<Chrono>>; N]) -> 
         }
     }
     let mut out: Vec<Group> = by.into_values().collect();
-    out.sort_by(|a, b| b.newest.cmp(&a.newest).then_with(|| a.name.cmp(&b.name)));
+    crate::sort::sort_by(&mut out, |a, b| {
+        b.newest.cmp(&a.newest).then_with(|| a.name.cmp(&b.name))
+    });
     out
 }
 

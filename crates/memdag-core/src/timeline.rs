@@ -121,7 +121,7 @@ impl Store {
                     .iter()
                     .map(|r| r.user.clone())
                     .collect();
-                users.sort();
+                crate::sort::sort(&mut users);
                 users.dedup();
                 users
             });
@@ -153,7 +153,9 @@ impl Store {
                 }
             }
         }
-        entries.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id)));
+        crate::sort::sort_by(&mut entries, |a, b| {
+            a.at.cmp(&b.at).then_with(|| a.id.cmp(&b.id))
+        });
         if entries.len() > q.limit {
             entries.drain(..entries.len() - q.limit);
         }

@@ -91,7 +91,7 @@ impl Store {
                 });
             }
         }
-        pending.sort_by_key(|r| (r.is_item(), r.created_at, r.seq));
+        crate::sort::sort_by_key(&mut pending, |r| (r.is_item(), r.created_at, r.seq));
         let mut placed: BTreeSet<String> = BTreeSet::new();
         let mut ordered: Vec<Record> = Vec::with_capacity(pending.len());
         while !pending.is_empty() {
@@ -170,11 +170,11 @@ impl Store {
     /// sequence; then items by user, time and sequence.
     pub(crate) fn export_order(&self) -> Vec<&Record> {
         let mut turns: Vec<&Record> = self.iter().filter(|r| !r.is_item()).collect();
-        turns.sort_by(|a, b| {
+        crate::sort::sort_by(&mut turns, |a, b| {
             (a.thread.as_str(), a.created_at, a.seq).cmp(&(b.thread.as_str(), b.created_at, b.seq))
         });
         let mut items: Vec<&Record> = self.iter().filter(|r| r.is_item()).collect();
-        items.sort_by(|a, b| {
+        crate::sort::sort_by(&mut items, |a, b| {
             (a.user.as_str(), a.created_at, a.seq).cmp(&(b.user.as_str(), b.created_at, b.seq))
         });
         turns.extend(items);

@@ -64,7 +64,7 @@ pub(super) fn load_v1(values: &Values) -> Result<Store> {
         }
         orphans.insert(key.to_string());
     }
-    records.sort_by_key(|(_, r): &(String, Record)| r.seq);
+    crate::sort::sort_by_key(&mut records, |(_, r): &(String, Record)| r.seq);
     let keys: Vec<String> = records.iter().map(|(k, _)| k.clone()).collect();
     let records = records.into_iter().map(|(_, r)| r).collect();
     let mut store = Store::from_records(records, meta.next_seq, &|i| keys[i].clone())?;

@@ -150,7 +150,7 @@ impl Store {
         deletes.retain(|k| {
             k != HEAD_KEY && keys::parse_segment_key(k).is_none_or(|(g, _)| !live.contains(&g))
         });
-        deletes.sort();
+        crate::sort::sort(&mut deletes);
         deletes.dedup();
         puts.extend(deletes.iter().map(|key| Change {
             key: key.clone(),

@@ -94,7 +94,7 @@ impl Store {
                 keys.push((legacy_owner(&wm).into(), thread.into()));
             }
         }
-        keys.sort();
+        crate::sort::sort(&mut keys);
         keys.dedup();
         keys
     }

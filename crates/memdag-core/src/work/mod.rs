@@ -376,7 +376,7 @@ impl Store {
     /// The threads that have working memory (of any user), sorted, each once.
     pub fn work_threads(&self) -> Vec<String> {
         let mut threads: Vec<String> = self.work_keys().into_iter().map(|(_, t)| t).collect();
-        threads.sort();
+        crate::sort::sort(&mut threads);
         threads.dedup();
         threads
     }

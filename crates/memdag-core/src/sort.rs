@@ -1,0 +1,146 @@
+//! Stable sorting off the hot paths, with one merge sort compiled for all of them.
+//!
+//! The standard library's stable sort is generic over the element type and the comparison, so
+//! every `sort_by` with its own closure compiles its own driftsort, quicksort and small sorts:
+//! about 4 KB of wasm each. The JS package held 45 of them, 184 KB of its 2.8 MB (issue 28's
+//! size breakdown). Here the merge runs over element indices and asks a `dyn` comparison, so
+//! it is compiled once; a call site compiles only its comparison and the permutation that puts
+//! the elements in place.
+//!
+//! A comparison is then a dynamic call and the sort allocates two index buffers, so this is
+//! for paths that sort rarely or little: exports, erasure, learning, the DAG views, recall's
+//! few candidates. The paths whose speed is measured (the open, BM25 and vector search, the
+//! graph's inserts) keep the standard sorts.
+//!
+//! This module knows nothing of the store; it imports nothing from the crate.
+
+// Without `std` only the store's own sort is compiled in.
+#![cfg_attr(not(feature = "std"), allow(dead_code))]
+
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+/// Sorts `v` stably by `compare`, as `slice::sort_by` does.
+pub(crate) fn sort_by<T>(v: &mut [T], mut compare: impl FnMut(&T, &T) -> Ordering) {
+    if v.len() < 2 {
+        return;
+    }
+    let order = stable_order(v.len(), &mut |a, b| {
+        compare(&v[a as usize], &v[b as usize]) == Ordering::Greater
+    });
+    permute(v, order);
+}
+
+/// Sorts `v` stably by the key `key` gives each element, as `slice::sort_by_key` does (the key
+/// is taken anew for every comparison).
+pub(crate) fn sort_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
+    sort_by(v, |a, b| key(a).cmp(&key(b)));
+}
+
+/// Sorts `v` stably in ascending order, as `slice::sort` does.
+pub(crate) fn sort<T: Ord>(v: &mut [T]) {
+    sort_by(v, T::cmp);
+}
+
+/// The stable sorted order of `n` elements: the index of the element that goes first, then
+/// second, and so on. `after(a, b)` says whether element `a` must come after element `b`.
+/// A bottom-up merge sort: runs of 1, 2, 4… elements are merged pairwise from one buffer into
+/// the other, taking the left run's element on ties, which keeps equal elements in order.
+#[inline(never)]
+fn stable_order(n: usize, after: &mut dyn FnMut(u32, u32) -> bool) -> Vec<u32> {
+    let mut from: Vec<u32> = (0..n as u32).collect();
+    let mut to: Vec<u32> = Vec::with_capacity(n);
+    let mut width = 1;
+    while width < n {
+        to.clear();
+        let mut start = 0;
+        while start < n {
+            let middle = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            let (mut left, mut right) = (start, middle);
+            while left < middle && right < end {
+                if after(from[left], from[right]) {
+                    to.push(from[right]);
+                    right += 1;
+                } else {
+                    to.push(from[left]);
+                    left += 1;
+                }
+            }
+            to.extend_from_slice(&from[left..middle]);
+            to.extend_from_slice(&from[right..end]);
+            start = end;
+        }
+        core::mem::swap(&mut from, &mut to);
+        width *= 2;
+    }
+    from
+}
+
+/// Puts `v` in `order` (`order[i]` is the index of the element that goes to `i`), walking
+/// each cycle of the permutation with swaps. `order` marks each place done by pointing it at
+/// itself.
+fn permute<T>(v: &mut [T], mut order: Vec<u32>) {
+    for start in 0..v.len() {
+        let mut at = start;
+        loop {
+            let next = order[at] as usize;
+            order[at] = at as u32;
+            if next == start || next == at {
+                break;
+            }
+            v.swap(at, next);
+            at = next;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The same order as the standard stable sort, equal keys kept in their order: the
+        /// elements carry their first place, and only the key is compared.
+        #[test]
+        fn sorts_as_the_standard_stable_sort(keys in proptest::collection::vec(0u8..8, 0..300)) {
+            let tagged: Vec<(u8, usize)> = keys.iter().copied().zip(0..).collect();
+            let mut ours = tagged.clone();
+            sort_by_key(&mut ours, |&(k, _)| k);
+            let mut std_sorted = tagged.clone();
+            std_sorted.sort_by_key(|&(k, _)| k);
+            prop_assert_eq!(ours, std_sorted);
+            let mut descending = tagged.clone();
+            sort_by(&mut descending, |a, b| b.0.cmp(&a.0));
+            let mut std_descending = tagged;
+            std_descending.sort_by_key(|b| core::cmp::Reverse(b.0));
+            prop_assert_eq!(descending, std_descending);
+        }
+
+        #[test]
+        fn sorts_owned_values_in_place(mut words in proptest::collection::vec("[a-c]{0,3}", 0..60)) {
+            let mut expected = words.clone();
+            expected.sort();
+            sort(&mut words);
+            prop_assert_eq!(words, expected);
+        }
+    }
+
+    #[test]
+    fn short_slices_and_sorted_runs_are_left_as_they_are() {
+        let mut empty: Vec<u32> = vec![];
+        sort(&mut empty);
+        assert!(empty.is_empty());
+        let mut one = vec![7];
+        sort(&mut one);
+        assert_eq!(one, [7]);
+        let mut sorted: Vec<u32> = (0..100).collect();
+        sort(&mut sorted);
+        assert_eq!(sorted, (0..100).collect::<Vec<_>>());
+        let mut reversed: Vec<u32> = (0..100).rev().collect();
+        sort(&mut reversed);
+        assert_eq!(reversed, (0..100).collect::<Vec<_>>());
+    }
+}
