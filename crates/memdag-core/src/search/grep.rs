@@ -13,6 +13,11 @@
 //!   [`BYTES_PER_STATE`] bytes of text). That engine is charged the text's length times the
 //!   automaton's states, at most [`FALLBACK_WORK`] per grep; beyond, grep stops with
 //!   [`Error::InvalidInput`] ("too costly").
+//! - Text holding none of the literals every match must start with, or none of those it must
+//!   end with (`failed` for `\bfailed\b`, ` adoption` for `\w+ing\b adoption`), skips that
+//!   engine and costs nothing: the package's `regex` is built without its own literal
+//!   prefilters (see memdag-core's Cargo.toml), and `\bword\b` over text with a curly quote
+//!   in it is the common case of the fallback.
 //!
 //! Other limits: the pattern at most [`MAX_PATTERN_BYTES`], and at most [`MAX_MATCHES`]
 //! matches. Records are searched in insertion order; empty matches are skipped.
@@ -26,6 +31,7 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::iter::Searcher;
 use regex_automata::util::syntax;
 use regex_automata::{Input, MatchErrorKind};
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 use super::filter::Compiled;
 use super::query::{GrepMatch, GrepQuery, LogField};
@@ -63,6 +69,10 @@ struct Matcher {
     gave_up: bool,
     /// The `regex` crate's engine, built when first needed.
     fallback: Option<regex::Regex>,
+    /// Literals one of which starts every match, and one of which ends it (see
+    /// [`required_literals`]); `None` when the pattern has too many or any may do.
+    prefixes: Option<Vec<Vec<u8>>>,
+    suffixes: Option<Vec<Vec<u8>>>,
     states: u64,
     fallback_work: u64,
 }
@@ -132,6 +142,8 @@ impl Matcher {
         let states = nfa.states().len() as u64;
         let unicode_boundary = nfa.look_set_any().contains_word_unicode();
         let cache = lazy.create_cache();
+        let prefixes = required_literals(pattern, case_insensitive, ExtractKind::Prefix);
+        let suffixes = required_literals(pattern, case_insensitive, ExtractKind::Suffix);
         Ok(Matcher {
             pattern: pattern.into(),
             case_insensitive,
@@ -140,6 +152,8 @@ impl Matcher {
             unicode_boundary,
             gave_up: false,
             fallback: None,
+            prefixes,
+            suffixes,
             states,
             fallback_work: 0,
         })
@@ -172,6 +186,17 @@ impl Matcher {
                 }
             }
         }
+        // A match ends on a character boundary, so the rest is text.
+        if let Some(rest) = text.get(resume..) {
+            let lacks = |literals: &Option<Vec<Vec<u8>>>| {
+                literals
+                    .as_ref()
+                    .is_some_and(|l| !l.iter().any(|x| contains(rest, x)))
+            };
+            if lacks(&self.prefixes) || lacks(&self.suffixes) {
+                return Ok(());
+            }
+        }
         self.fallback_work += text.len() as u64 * self.states;
         if self.fallback_work > FALLBACK_WORK {
             return Err(too_costly(if self.gave_up {
@@ -195,6 +220,38 @@ impl Matcher {
             }
         }
         Ok(())
+    }
+}
+
+/// Most literals of one kind grep checks a text for before the fallback engine runs on it.
+const MAX_LITERALS: usize = 64;
+
+/// The literals one of which starts (`kind` prefix) or ends (suffix) every match of
+/// `pattern`, by regex-syntax's extraction, or `None`: too many, an empty one (a match may
+/// start or end with anything), or none.
+fn required_literals(
+    pattern: &str,
+    case_insensitive: bool,
+    kind: ExtractKind,
+) -> Option<Vec<Vec<u8>>> {
+    let config = syntax::Config::new().case_insensitive(case_insensitive);
+    let hir = syntax::parse_with(pattern, &config).ok()?;
+    let seq = Extractor::new().kind(kind).extract(&hir);
+    let literals = seq.literals()?;
+    let usable = !literals.is_empty()
+        && literals.len() <= MAX_LITERALS
+        && literals.iter().all(|l| !l.as_bytes().is_empty());
+    usable.then(|| literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+}
+
+/// Whether the bytes `needle` occur in `haystack` (a literal may end inside a character).
+fn contains(haystack: &str, needle: &[u8]) -> bool {
+    match core::str::from_utf8(needle) {
+        Ok(n) => haystack.contains(n),
+        Err(_) => haystack
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w == needle),
     }
 }
 
