@@ -2,7 +2,8 @@
 # The Mode-2 search benchmark, all of it in one go (a benchmark, not a test: never run it from
 # scripts/test.sh). Prints every table:
 #   1. native: `memdag-bench` (release) at each size, and LoCoMo dev evidence recall; then the
-#      raw vector index against an exact scan at ef 32 to 256 (`--ann`);
+#      raw vector index against an exact scan at ef 32 to 256 (`--ann`); grep's patterns over
+#      10k records (`--grep`);
 #   2. wasm: the same workload in Node (wasm32 + simd128), with LoCoMo recall;
 #   3. peers in that same Node run, on the same corpus and queries: hnswlib-node, hnswlib-wasm
 #      (10k only), Orama (vector and full text) and MiniSearch, with memdag/peer ratios;
@@ -45,6 +46,9 @@ echo "done (its tables print below, with the wasm run)"
 
 step "native: the raw vector index against an exact scan (memdag-bench --ann --sizes $sizes)"
 "$CARGO_TARGET_DIR/release/memdag-bench" --ann --sizes "$sizes"
+
+step "native: grep over 10k records (memdag-bench --grep --sizes 10000)"
+"$CARGO_TARGET_DIR/release/memdag-bench" --grep --sizes 10000
 
 # memdag's rows are at the default precision (int8); a second store kept as f32 adds its raw
 # index rows, so the recall int8 costs shows in the same run.

@@ -4,7 +4,8 @@
 //! [--no-rebuild]`: runs the Mode-2 search workload natively and prints a table, or with
 //! `--json` one JSON object per size and one for LoCoMo recall. `--ann` times the raw vector
 //! index against an exact scan at ef 32 to 256 (see `ann`). `--only bm25|vector|hybrid` times
-//! one query kind alone (bm25 on text-only stores), for profiling one path. `--seal [--rounds
+//! one query kind alone (bm25 on text-only stores), for profiling one path. `--grep` times a
+//! few grep patterns over a text-only store of each size (see `grep`). `--seal [--rounds
 //! N]` times a flush of the whole store and a cold open, plain and encrypted (see `seal`).
 //! `--precision f32|int8|int8+f32 [--train N]` keeps the stores' vectors at that precision
 //! (default int8, the store's default; the LoCoMo stores' too: with `--train` below their 400
@@ -147,6 +148,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
     let mut seal = false;
     let mut memory = false;
     let mut ann = false;
+    let mut grep = false;
     let mut rounds = 3usize;
     let mut args = args.into_iter();
     while let Some(a) = args.next() {
@@ -171,6 +173,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             "--seal" => seal = true,
             "--memory" => memory = true,
             "--ann" => ann = true,
+            "--grep" => grep = true,
             "--train" => opts.train = args.next().and_then(|s| s.parse().ok()).unwrap_or(1024),
             "--precision" => {
                 let p = args.next().unwrap_or_default();
@@ -184,7 +187,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
             }
             "--rounds" => rounds = args.next().and_then(|s| s.parse().ok()).unwrap_or(3),
             "-h" | "--help" => {
-                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory] [--ann] [--precision f32|int8|int8+f32 [--train N]]");
+                println!("memdag bench [--sizes 10000,100000] [--json] [--data DIR] [--vector-queries N] [--no-rebuild] [--only bm25|vector|hybrid] [--seal [--rounds N]] [--locomo [--cli PATH]] [--memory] [--ann] [--grep] [--precision f32|int8|int8+f32 [--train N]]");
                 return 0;
             }
             other => {
@@ -246,6 +249,24 @@ pub fn run(args: impl IntoIterator<Item = String>) -> i32 {
         }
         if !json {
             println!("{}", crate::seal::table(&reports));
+        }
+        return 0;
+    }
+    if grep {
+        // Text only: grep reads the raw logs, not the vectors.
+        opts.with_vectors = false;
+        let mut rows = Vec::new();
+        for &n in &sizes {
+            eprintln!("bench: building {n} records, then grep");
+            let built = build(n, &base, &opts, &now_ms);
+            rows.extend(crate::grep::grep_times(&built.store, 21, &now_ms));
+        }
+        if json {
+            for r in &rows {
+                println!("{}", serde_json::to_string(r).expect("json"));
+            }
+        } else {
+            println!("{}", crate::grep::table(&rows));
         }
         return 0;
     }

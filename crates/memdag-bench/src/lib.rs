@@ -15,6 +15,7 @@ pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli_path;
 pub mod corpus;
+pub mod grep;
 pub mod locomo;
 pub mod memory;
 pub mod observations;
