@@ -8,9 +8,9 @@
 //! the elements in place.
 //!
 //! A comparison is then a dynamic call and the sort allocates two index buffers, so this is
-//! for paths that sort rarely or little: exports, erasure, learning, the DAG views, recall's
-//! few candidates. The paths whose speed is measured (the open, BM25 and vector search, the
-//! graph's inserts) keep the standard sorts.
+//! for paths that run rarely: exports, erasure, the DAG views and timeline, the v1 open, a
+//! flush's list of deletions. What runs every turn (recall, learning) and what is measured
+//! (the open, BM25 and vector search, the graph's inserts) keeps the standard sorts.
 //!
 //! This module knows nothing of the store; it imports nothing from the crate.
 

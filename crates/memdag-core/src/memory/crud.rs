@@ -437,7 +437,7 @@ impl Store {
         let mut chain = Vec::new();
         let mut seen = BTreeSet::new();
         self.collect_history(slot, &mut chain, &mut seen, 0);
-        crate::sort::sort_by_key(&mut chain, |e| (e.valid_from, e.version));
+        chain.sort_by_key(|e| (e.valid_from, e.version));
         Ok(chain)
     }
 
@@ -553,7 +553,7 @@ impl Store {
                 ItemOrder::Uses => (f64::from(i.uses), i.created_at),
             }
         };
-        crate::sort::sort_by(&mut picked, |a, b| {
+        picked.sort_by(|a, b| {
             let order = key(a)
                 .0
                 .total_cmp(&key(b).0)
@@ -660,7 +660,7 @@ impl Store {
                 }
             }
         }
-        crate::sort::sort_by(&mut out, |a, b| {
+        out.sort_by(|a, b| {
             b.resolution
                 .at
                 .cmp(&a.resolution.at)

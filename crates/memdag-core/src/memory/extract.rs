@@ -108,7 +108,7 @@ impl Store {
         }
         let mut seen = BTreeSet::new();
         turns.retain(|r| seen.insert(r.seq));
-        crate::sort::sort_by_key(&mut turns, |r| (r.created_at, r.seq));
+        turns.sort_by_key(|r| (r.created_at, r.seq));
         Ok(turns)
     }
 

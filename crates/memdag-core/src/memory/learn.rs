@@ -429,7 +429,7 @@ impl Store {
                     .filter(|&s| same_kind(s))
                     .filter_map(|s| self.search.vectors.similarity_to(s, &q).map(|sim| (sim, s)))
                     .collect();
-                crate::sort::sort_by(&mut near, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                near.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
                 slots.extend(near.into_iter().take(SEARCH_CANDIDATES).map(|(_, s)| s));
             }
             None if !new.text.trim().is_empty() => {

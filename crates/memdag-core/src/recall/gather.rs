@@ -188,9 +188,7 @@ pub(super) fn candidates<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<Ca
     let mut known: Vec<usize> = (0..cands.len())
         .filter(|&i| cands[i].section == RecallSection::Known)
         .collect();
-    crate::sort::sort_by(&mut known, |&a, &b| {
-        cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b))
-    });
+    known.sort_by(|&a, &b| cands[b].score.total_cmp(&cands[a].score).then(a.cmp(&b)));
     for (rank, i) in known.into_iter().enumerate() {
         cands[i].order = rank;
     }

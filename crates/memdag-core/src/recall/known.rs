@@ -64,7 +64,7 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
                 .map_or(r.created_at, |m| m.last_seen.max(r.created_at));
             (r.importance, uses, seen)
         };
-        crate::sort::sort_by(&mut personal, |a, b| {
+        personal.sort_by(|a, b| {
             let (ia, ua, sa) = worth(a);
             let (ib, ub, sb) = worth(b);
             ib.total_cmp(&ia).then(ub.cmp(&ua)).then(sb.cmp(&sa))
@@ -83,9 +83,7 @@ pub(super) fn known<'a>(store: &'a Store, q: &RecallQuery) -> Result<Vec<(&'a Re
         .filter(|&(r, _, matches)| matches && r.visible_to(q.user.as_deref()))
         .map(|(r, rel, _)| (r, rel))
         .collect();
-    crate::sort::sort_by(&mut matched, |a, b| {
-        b.1.total_cmp(&a.1).then(a.0.seq.cmp(&b.0.seq))
-    });
+    matched.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.seq.cmp(&b.0.seq)));
     out.extend(matched);
     Ok(out)
 }

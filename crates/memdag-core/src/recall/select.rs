@@ -68,7 +68,7 @@ pub(super) fn select(q: &RecallQuery, mut cands: Vec<Cand<'_>>, work: Option<&st
             ..Recall::default()
         };
     }
-    crate::sort::sort_by(&mut cands, |a, b| {
+    cands.sort_by(|a, b| {
         let by_score = b.score.total_cmp(&a.score);
         by_score
             .then(a.section.cmp(&b.section))
@@ -199,9 +199,7 @@ fn index(s: RecallSection) -> usize {
 /// The taken items in display order: by section, then by order within it.
 fn display_order(cands: &[Cand<'_>], taken: &[Taken]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..taken.len()).collect();
-    crate::sort::sort_by_key(&mut order, |&t| {
-        (cands[taken[t].cand].section, cands[taken[t].cand].order)
-    });
+    order.sort_by_key(|&t| (cands[taken[t].cand].section, cands[taken[t].cand].order));
     order
 }
 

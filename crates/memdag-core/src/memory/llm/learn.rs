@@ -43,7 +43,7 @@ impl Store {
                 .ok_or_else(|| Error::NotFound { id: id.clone() })?;
             turns.push(r);
         }
-        crate::sort::sort_by_key(&mut turns, |r| (r.created_at, r.seq));
+        turns.sort_by_key(|r| (r.created_at, r.seq));
         Ok(turns)
     }
 
@@ -212,7 +212,7 @@ impl Store {
                 }),
             }
         }
-        crate::sort::sort_by_key(&mut report.refused, |r| r.fact);
+        report.refused.sort_by_key(|r| r.fact);
         Ok(report)
     }
 

@@ -157,7 +157,7 @@ fn describe_change(failed: &str, fixed: &str) -> Option<(String, String)> {
     if keys.is_empty() {
         keys = removed;
     }
-    crate::sort::sort(&mut keys);
+    keys.sort();
     let names = keys
         .iter()
         .map(|k| k.as_str())
