@@ -79,14 +79,14 @@ fn stable_order(n: usize, after: &mut dyn FnMut(u32, u32) -> bool) -> Vec<u32> {
 
 /// Puts `v` in `order` (`order[i]` is the index of the element that goes to `i`), walking
 /// each cycle of the permutation with swaps. `order` marks each place done by pointing it at
-/// itself.
+/// itself, so a cycle met again from a later start ends at once.
 fn permute<T>(v: &mut [T], mut order: Vec<u32>) {
     for start in 0..v.len() {
         let mut at = start;
         loop {
             let next = order[at] as usize;
             order[at] = at as u32;
-            if next == start || next == at {
+            if next == start {
                 break;
             }
             v.swap(at, next);

@@ -142,8 +142,11 @@ impl Matcher {
         let states = nfa.states().len() as u64;
         let unicode_boundary = nfa.look_set_any().contains_word_unicode();
         let cache = lazy.create_cache();
-        let prefixes = required_literals(pattern, case_insensitive, ExtractKind::Prefix);
-        let suffixes = required_literals(pattern, case_insensitive, ExtractKind::Suffix);
+        // The lazy DFA parsed the pattern too, but keeps no syntax tree to read literals from.
+        let config = syntax::Config::new().case_insensitive(case_insensitive);
+        let hir = syntax::parse_with(pattern, &config).ok();
+        let literals = |kind| hir.as_ref().and_then(|h| required_literals(h, kind));
+        let (prefixes, suffixes) = (literals(ExtractKind::Prefix), literals(ExtractKind::Suffix));
         Ok(Matcher {
             pattern: pattern.into(),
             case_insensitive,
@@ -226,17 +229,11 @@ impl Matcher {
 /// Most literals of one kind grep checks a text for before the fallback engine runs on it.
 const MAX_LITERALS: usize = 64;
 
-/// The literals one of which starts (`kind` prefix) or ends (suffix) every match of
-/// `pattern`, by regex-syntax's extraction, or `None`: too many, an empty one (a match may
-/// start or end with anything), or none.
-fn required_literals(
-    pattern: &str,
-    case_insensitive: bool,
-    kind: ExtractKind,
-) -> Option<Vec<Vec<u8>>> {
-    let config = syntax::Config::new().case_insensitive(case_insensitive);
-    let hir = syntax::parse_with(pattern, &config).ok()?;
-    let seq = Extractor::new().kind(kind).extract(&hir);
+/// The literals one of which starts (`kind` prefix) or ends (suffix) every match of the
+/// pattern parsed as `hir`, by regex-syntax's extraction, or `None`: too many, an empty one (a
+/// match may start or end with anything), or none.
+fn required_literals(hir: &regex_syntax::hir::Hir, kind: ExtractKind) -> Option<Vec<Vec<u8>>> {
+    let seq = Extractor::new().kind(kind).extract(hir);
     let literals = seq.literals()?;
     let usable = !literals.is_empty()
         && literals.len() <= MAX_LITERALS
