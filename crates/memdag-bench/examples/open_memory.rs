@@ -5,41 +5,17 @@
 //! pointers); the wasm build's headers are about half.
 //! `cargo run -p memdag-bench --release --example open_memory -- N [f32|int8] [sealed]`
 //!
+//! Plain, it is also opened taking a copy of the values (`Store::load_owned`, which frees each
+//! segment part once read), with that open's peak above the values beside the borrowing one's.
+//!
 //! With `sealed`, the store is encrypted at rest (seal v1, the core's cipher), and it is opened
 //! twice: borrowing the values (`Store::load_with_cipher`, each value opened into a new buffer
 //! while the sealed one is held) and taking them (`Store::load_owned`, each opened in place),
 //! with the peak above the values of each.
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
+use memdag_bench::counting::{live, peak_of, Counting};
 use memdag_bench::workload::{build, Options};
 use memdag_core::index::vecstore::Precision;
 use memdag_core::{Cipher, Record, Store};
-
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(live, Relaxed);
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Relaxed);
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        // Counted as the new block beside the old, as a moving realloc holds both.
-        let live = LIVE.fetch_add(new, Relaxed) + new;
-        PEAK.fetch_max(live, Relaxed);
-        let q = System.realloc(p, l, new);
-        LIVE.fetch_sub(l.size(), Relaxed);
-        q
-    }
-}
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -88,13 +64,19 @@ fn main() {
     if sealed {
         return open_sealed(entries, values, cipher, n);
     }
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let store = Store::load(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap();
-    let peak = PEAK.load(Relaxed);
-    let with_values = LIVE.load(Relaxed);
+    // The open that takes its values and frees each part once read, over a copy, first.
+    let copy = entries.clone();
+    let (store, owned_peak, owned_ms) =
+        measured(|| Store::load_owned(copy, None, None::<Vec<String>>).unwrap());
+    let owned_len = store.len();
+    drop(store);
+    let before = live();
+    let (store, above) =
+        peak_of(|| Store::load(entries.iter().map(|(k, v)| (k.as_str(), v.as_slice()))).unwrap());
+    let peak = before + above;
+    let with_values = live();
     drop(entries);
-    let after = LIVE.load(Relaxed);
+    let after = live();
     let per = |b: usize| b as f64 / n as f64;
     println!(
         "{n} records ({precision:?}): values {} ({:.0} B/rec)",
@@ -121,6 +103,15 @@ fn main() {
         "transient above the final store + values: {} ({:.0} B/rec)",
         mib(peak - with_values),
         per(peak - with_values)
+    );
+    assert_eq!(owned_len, store.len());
+    println!(
+        "load_owned (each part freed once read): peak +{} over the values ({:.0} B/rec), \
+         {:.2}x the borrowing open's +{}; {owned_ms:.0} ms",
+        mib(owned_peak),
+        per(owned_peak),
+        owned_peak as f64 / (peak - before) as f64,
+        mib(peak - before)
     );
     let index = store.search_index().heap_bytes();
     let records = records_bytes(&store);
@@ -179,12 +170,9 @@ fn records_bytes(store: &Store) -> usize {
 /// Runs `open`, and returns what it opened with its peak above the bytes live before it and
 /// its time in ms.
 fn measured(open: impl FnOnce() -> Store) -> (Store, usize, f64) {
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
     let t = std::time::Instant::now();
-    let store = open();
-    let ms = t.elapsed().as_secs_f64() * 1000.0;
-    (store, PEAK.load(Relaxed) - before, ms)
+    let (store, above) = peak_of(open);
+    (store, above, t.elapsed().as_secs_f64() * 1000.0)
 }
 
 /// Opens the sealed `entries` borrowing them, then taking them, and prints each open's peak

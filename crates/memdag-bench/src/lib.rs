@@ -15,6 +15,8 @@ pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli_path;
 pub mod corpus;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod counting;
 pub mod grep;
 pub mod locomo;
 pub mod memory;

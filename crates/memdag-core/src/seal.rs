@@ -24,7 +24,7 @@ use crate::codec::Change;
 use crate::error::{Error, Result};
 use crate::keys::{self, HEAD_KEY};
 use crate::segment::MIN_PART_BYTES;
-use crate::storage::{host_opened, HostOpened, Values};
+use crate::storage::{host_opened, load_owned_values, HostOpened, OwnedValues, Values};
 use crate::store::Store;
 
 pub use crate::cipher::{
@@ -92,42 +92,30 @@ impl Store {
     }
 
     /// [`Store::load_with_cipher`], or with `opened` [`Store::load_host_sealed`], over entries
-    /// it takes: each sealed value is opened in its own buffer ([`Cipher::open_owned`]), so an
-    /// encrypted open holds each value once, where the borrowing forms hold every value sealed
-    /// and opened at once. For a host whose entries are copies made for the open (the JS
-    /// face's, the component's). A plain store opens as with [`Store::load`].
+    /// it takes, for a host whose entries are copies made for the open (the JS face's, the
+    /// component's). Each value is freed once the open has read it (see `storage::owned`),
+    /// and each sealed value is opened in its own buffer ([`Cipher::open_owned`]), so the open
+    /// holds each stored byte once, and not to its end, where the borrowing forms hold every
+    /// value (sealed and opened) beside the store they build. Opens and fails as they do.
     pub fn load_owned<S: AsRef<str>>(
         entries: Vec<(String, Vec<u8>)>,
         cipher: Option<Cipher>,
         opened: Option<impl IntoIterator<Item = S>>,
     ) -> Result<Store> {
         let opened = opened.and_then(|keys| cipher.is_some().then(|| host_opened(keys)).flatten());
-        let Some(c) = cipher.as_ref() else {
-            return Store::load_sealed(entries, None, None);
-        };
         let by_host = |k: &str| opened.as_ref().is_some_and(|o| o.contains(k));
-        let unsealed: Vec<(String, Result<Vec<u8>>)> = entries
+        let values: OwnedValues = entries
             .into_iter()
             .filter(|(k, _)| keys::is_core_key(k))
             .map(|(k, v)| {
-                let value = if by_host(&k) {
-                    Ok(v)
-                } else {
-                    open_one_owned(c, &k, v)
+                let value = match cipher.as_ref() {
+                    Some(c) if !by_host(&k) => open_one_owned(c, &k, v),
+                    _ => Ok(v),
                 };
                 (k, value)
             })
             .collect();
-        let values: Values = unsealed
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str(),
-                    v.as_ref().map(Vec::as_slice).map_err(Clone::clone),
-                )
-            })
-            .collect();
-        let mut store = Store::load_values(&values).map_err(|e| with_damage_listed(e, &values))?;
+        let mut store = load_owned_values(values, with_damage_listed)?;
         store.persist.cipher = cipher;
         store.persist.host_seals = opened.is_some();
         Ok(store)

@@ -21,11 +21,9 @@ fn cipher() -> Cipher {
     Cipher::new(&KEY).unwrap()
 }
 
+/// Opens `kv` borrowing its values and taking a copy (see [`common::compared_open`]).
 fn load(kv: &Kv, key: bool) -> Result<Store, memdag_core::Error> {
-    Store::load_with_cipher(
-        kv.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
-        key.then(cipher),
-    )
+    common::compared_open(kv, || key.then(cipher))
 }
 
 /// A store of `n` turns written one flush each (so segments merge), and its keys.

@@ -9,6 +9,36 @@ use crate::codec::from_msgpack;
 use crate::error::Result;
 use crate::record::Record;
 
+/// A chunk's records, decoded, and its other sections as they are stored: what an open that
+/// frees each part as it reads it keeps of a chunk (see `storage::owned`). The sections are
+/// checked when read back with [`SegmentView::parse_with_records`].
+pub fn split_records(key: &str, body: &[u8]) -> Result<(Vec<Record>, Vec<u8>)> {
+    // The records' bytes first, so that the rest is allocated once at its size: these copies
+    // are most of what such an open holds beside the store.
+    let mut records_len = 0;
+    let mut at = 0;
+    while at < body.len() {
+        let (tag, _, next) = next_section(key, body, at)?;
+        if tag == RECORDS {
+            records_len += next - at;
+        }
+        at = next;
+    }
+    let mut records = Vec::new();
+    let mut rest = Vec::with_capacity(body.len() - records_len);
+    let mut at = 0;
+    while at < body.len() {
+        let (tag, bytes, next) = next_section(key, body, at)?;
+        if tag == RECORDS {
+            records = decode_records(key, bytes)?;
+        } else {
+            rest.extend_from_slice(&body[at..next]);
+        }
+        at = next;
+    }
+    Ok((records, rest))
+}
+
 /// The RECORDS section's bytes, when the chunk's section headers read up to it.
 fn first_records_section(body: &[u8]) -> Option<&[u8]> {
     let mut at = 0;
@@ -172,9 +202,18 @@ impl<'a> TextView<'a> {
 impl<'a> SegmentView<'a> {
     /// Decodes a chunk; `key` (its first part) is named in errors. Not inlined, as the steps
     /// of opening a store are not (see `load_v2` in [`crate::storage`]).
-    #[inline(never)]
     pub fn parse(key: &str, body: &'a [u8]) -> Result<Self> {
-        let mut view = SegmentView::default();
+        SegmentView::parse_with_records(key, body, Vec::new())
+    }
+
+    /// As [`SegmentView::parse`], for a chunk whose RECORDS section was decoded before and
+    /// left out (see [`split_records`]): `records` are that section's records, in order.
+    #[inline(never)]
+    pub fn parse_with_records(key: &str, body: &'a [u8], records: Vec<Record>) -> Result<Self> {
+        let mut view = SegmentView {
+            records,
+            ..SegmentView::default()
+        };
         let mut text: Option<&'a [u8]> = None;
         let mut at = 0;
         while at < body.len() {

@@ -99,7 +99,7 @@ fn load_v2(choice: Choice, values: &Values) -> Result<Store> {
             chunks.push((si, key, chunk));
         }
     }
-    restore_v2(commit, warning, chunks, values, None)
+    restore_v2(commit, warning, chunks, None, values, None)
 }
 
 /// What a salvaging open tolerates (see [`super::salvage`]), and where it notes what it
@@ -130,19 +130,27 @@ impl Lenient<'_> {
 }
 
 /// Restores a store from the chunks of the segments `commit` names, in apply order: strictly
-/// (`lenient` is `None`: any damage fails, naming its key), or salvaging.
+/// (`lenient` is `None`: any damage fails, naming its key), or salvaging. `decoded`, when
+/// given, holds each chunk's records, decoded before and left out of its bytes (see
+/// [`super::owned`]). `values` are the stored values by key; only their keys are read here.
 pub(super) fn restore_v2(
     mut commit: Commit,
     warning: Option<Warning>,
     chunks: Vec<(usize, String, ChunkBytes)>,
+    mut decoded: Option<Vec<Vec<Record>>>,
     values: &Values,
     mut lenient: Option<&mut Lenient>,
 ) -> Result<Store> {
     let named: BTreeSet<String> = commit.segments.iter().flat_map(|s| s.keys()).collect();
     let mut views: Vec<SegmentView> = Vec::with_capacity(chunks.len());
     for (ci, (_, key, chunk)) in chunks.iter().enumerate() {
+        let records = decoded
+            .as_mut()
+            .and_then(|d| d.get_mut(ci))
+            .map(core::mem::take)
+            .unwrap_or_default();
         match (
-            SegmentView::parse(key, chunk.bytes()),
+            SegmentView::parse_with_records(key, chunk.bytes(), records),
             lenient.as_deref_mut(),
         ) {
             (Ok(view), _) => views.push(view),

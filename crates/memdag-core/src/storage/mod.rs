@@ -29,6 +29,7 @@
 //!     merge.rs   which run to merge (size-tiered), tombstones of a merged run
 //!     choose.rs  which commit an open trusts
 //!     load.rs    reading the chosen commit's segments, restoring the store
+//!     owned.rs   an open that frees each part once read (values it owns)
 //!     salvage.rs a salvaging open, verify: everything intact in a damaged store
 //!     v1.rs      opening a format-v1 store, to migrate it
 //! ```
@@ -48,6 +49,7 @@
 mod choose;
 mod load;
 mod merge;
+mod owned;
 mod policy;
 mod restore;
 mod salvage;
@@ -59,6 +61,7 @@ mod write;
 pub use policy::{FANOUT, MERGE_CAP};
 pub use state::PersistState;
 
+pub(crate) use owned::{load_owned_values, OwnedValues};
 pub(crate) use salvage::damage_of;
 pub(crate) use values::{host_opened, HostOpened, Values};
 

@@ -189,7 +189,7 @@ fn salvage_values(values: &Values) -> Result<(Store, Damage)> {
     }
     let found_blobs = core::mem::take(&mut lenient.found_blobs);
     let found_documents = core::mem::take(&mut lenient.found_documents);
-    let mut store = restore_v2(commit, warning, chunks, values, Some(&mut lenient))?;
+    let mut store = restore_v2(commit, warning, chunks, None, values, Some(&mut lenient))?;
     // Written again whole by its next change set, which then deletes every old key.
     store.prepare_to_replace(values.keys().copied());
     settle(&store, &mut damage, found_blobs, found_documents);
