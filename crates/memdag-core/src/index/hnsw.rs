@@ -186,9 +186,10 @@ impl Hnsw {
                 .sum::<usize>()
     }
 
-    /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing.
-    pub(super) fn reserve(&mut self, nodes: usize) {
-        self.vecs.reserve(nodes);
+    /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing (their
+    /// codes aside when they come in a pool, see [`super::vecstore::NodeVectors::adopt_codes`]).
+    pub(super) fn reserve(&mut self, nodes: usize, pooled: bool) {
+        self.vecs.reserve(nodes, pooled);
         self.keys.reserve(nodes);
         self.levels.reserve(nodes);
         self.links0.reserve(nodes * self.m0());
@@ -202,15 +203,21 @@ impl Hnsw {
         self.push_unlinked(key, level)
     }
 
-    /// Appends a node stored as codes under this graph's steps, without linking it (restore).
+    /// Appends a node stored as codes under this graph's steps, without linking it (restore);
+    /// `from_pool`: its codes are set later, with the pool they come in
+    /// ([`super::vecstore::NodeVectors::adopt_codes`]).
     pub(super) fn push_node_codes(
         &mut self,
         key: u64,
         codes: &[i8],
         inv_norm: f32,
         level: u8,
+        from_pool: bool,
     ) -> u32 {
-        self.vecs.push_codes(codes, inv_norm);
+        match from_pool {
+            true => self.vecs.push_codes_from_pool(codes, inv_norm),
+            false => self.vecs.push_codes(codes, inv_norm),
+        }
         self.push_unlinked(key, level)
     }
 

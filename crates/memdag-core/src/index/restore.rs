@@ -47,6 +47,21 @@ pub trait VectorSource {
     fn steps(&self) -> Option<&[f32]> {
         None
     }
+    /// Whether the source keeps its codes in a pool of rows, `dim` codes each (see
+    /// [`VectorSource::code_row`]).
+    fn has_pool(&self) -> bool {
+        false
+    }
+    /// The row of `slot`'s codes in the source's pool: a restore then takes the pool as the
+    /// index's codes ([`super::vecstore::NodeVectors::adopt_codes`]) instead of copying them
+    /// node by node, so that they are held once.
+    fn code_row(&self, _slot: Slot) -> Option<u32> {
+        None
+    }
+    /// The pool: taken (the source then has none, and reads no codes) or copied.
+    fn pool(&mut self, _take: bool) -> Option<Vec<i8>> {
+        None
+    }
 }
 
 impl SearchIndex {
@@ -89,7 +104,7 @@ impl SearchIndex {
         &mut self,
         slots: &[Option<Record>],
         dimension: usize,
-        vectors: &dyn VectorSource,
+        vectors: &mut dyn VectorSource,
         graph: &dyn GraphSource,
         text: InvertedIndex,
         stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
@@ -108,7 +123,13 @@ impl SearchIndex {
         }
         let mut restored: Vec<u32> = Vec::new();
         let mut missing: Vec<(Slot, Vec<f32>)> = Vec::new();
-        idx.vectors.hnsw.reserve(vectors.count());
+        let pooled = vectors.has_pool() && idx.vectors.hnsw.vecs.has_codes();
+        idx.vectors.hnsw.reserve(vectors.count(), pooled);
+        // While the codes come in a pool: each node's row in it (`u32::MAX` for a node pushed
+        // with its codes), and whether a record's vector in it stays outside the index, to be
+        // read from the source after the restore (see `restore_search`).
+        let mut rows: Vec<u32> = Vec::new();
+        let mut pool_read_later = false;
         let mut vector = Vec::new();
         for (slot, r) in slots.iter().enumerate() {
             let Some(r) = r else { continue };
@@ -116,10 +137,16 @@ impl SearchIndex {
             if !stored_text(slot, &mut idx.text) {
                 analyze_anew(&mut idx.text, slot, r);
             }
-            match idx.restore_slot(slot, r, slots, &mut vector, vectors, graph) {
+            let rows = pooled.then_some(&mut rows);
+            match idx.restore_slot(slot, r, slots, &mut vector, &*vectors, graph, rows) {
                 Restored::Node(node) => restored.push(node),
                 Restored::Missing => missing.push((slot, vector.clone())),
-                Restored::NoVector => {}
+                Restored::NoVector => pool_read_later |= vectors.code_row(slot).is_some(),
+            }
+        }
+        if pooled {
+            if let Some(pool) = vectors.pool(!pool_read_later) {
+                idx.vectors.hnsw.vecs.adopt_codes(pool, &rows);
             }
         }
         let h = &mut idx.vectors.hnsw;
@@ -235,6 +262,9 @@ enum Restored {
 impl SearchIndex {
     /// The thread order, dedup key and graph node of one loaded record, its vector left in
     /// `vector`. A call per record: see `SegmentVectors::read` in [`crate::storage`] for why.
+    /// `rows`, while the codes come in a pool: each node's row in it, `u32::MAX` for a node
+    /// pushed with its codes (see [`super::vecstore::NodeVectors::adopt_codes`]).
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn restore_slot(
         &mut self,
@@ -244,6 +274,7 @@ impl SearchIndex {
         vector: &mut Vec<f32>,
         vectors: &dyn VectorSource,
         graph: &dyn GraphSource,
+        rows: Option<&mut Vec<u32>>,
     ) -> Restored {
         self.add_meta(slot, r, slots);
         vector.clear();
@@ -251,7 +282,11 @@ impl SearchIndex {
         if let (Some((codes, inv_norm)), Some(level)) = (vectors.codes(slot), level) {
             let h = &mut self.vectors.hnsw;
             if h.vecs.quantizer().is_some() && codes.len() == h.dim {
-                let node = h.push_node_codes(r.seq, codes, inv_norm, level);
+                let row = rows.as_ref().and(vectors.code_row(slot));
+                let node = h.push_node_codes(r.seq, codes, inv_norm, level, row.is_some());
+                if let Some(rows) = rows {
+                    rows.push(row.unwrap_or(u32::MAX));
+                }
                 self.vectors.bind(slot, node);
                 return Restored::Node(node);
             }
@@ -271,6 +306,9 @@ impl SearchIndex {
         match level {
             Some(level) => {
                 let node = self.vectors.hnsw.push_node(r.seq, vector, inv_norm, level);
+                if let Some(rows) = rows {
+                    rows.push(u32::MAX);
+                }
                 self.vectors.bind(slot, node);
                 Restored::Node(node)
             }
@@ -376,7 +414,7 @@ mod tests {
         let inserted = index.restore(
             &slots,
             4,
-            &Vectors(n as usize),
+            &mut Vectors(n as usize),
             &Graph(nodes),
             InvertedIndex::default(),
             &mut |_, _| false,

@@ -96,7 +96,8 @@ impl Precision {
         self != Precision::Int8
     }
 
-    fn quantizes(self) -> bool {
+    /// Whether vectors at this precision have int8 codes.
+    pub(crate) fn quantizes(self) -> bool {
         self != Precision::F32
     }
 }
@@ -167,14 +168,17 @@ impl NodeVectors {
         !self.has_codes() || self.settings.precision.keeps_f32()
     }
 
-    /// Makes room for `nodes` more nodes.
-    pub fn reserve(&mut self, nodes: usize) {
+    /// Makes room for `nodes` more nodes; for their codes too unless they come in a pool
+    /// ([`NodeVectors::adopt_codes`]).
+    pub fn reserve(&mut self, nodes: usize, pooled: bool) {
         self.inv_norms.reserve(nodes);
         if self.has_f32() {
             self.f32s.reserve(nodes * self.dim);
         }
         if self.has_codes() {
-            self.codes.reserve(nodes * self.dim);
+            if !pooled {
+                self.codes.reserve(nodes * self.dim);
+            }
             self.code_inv.reserve(nodes);
         }
     }
@@ -208,6 +212,17 @@ impl NodeVectors {
     /// its given vector. At a precision that keeps `f32`, the `f32` vector kept is what the
     /// codes stand for.
     pub fn push_codes(&mut self, codes: &[i8], inv_norm: f32) {
+        self.push_coded(codes, inv_norm, true);
+    }
+
+    /// As [`NodeVectors::push_codes`], but the codes themselves are set later, with the
+    /// others of a pool ([`NodeVectors::adopt_codes`]); until then no distance to the node
+    /// may be measured.
+    pub fn push_codes_from_pool(&mut self, codes: &[i8], inv_norm: f32) {
+        self.push_coded(codes, inv_norm, false);
+    }
+
+    fn push_coded(&mut self, codes: &[i8], inv_norm: f32, keep_codes: bool) {
         let q = self.quant.as_ref().expect("codes need steps");
         debug_assert_eq!(codes.len(), self.dim);
         let code_inv = q.inverse_norm(codes);
@@ -218,11 +233,46 @@ impl NodeVectors {
             self.f32s.extend(v.iter().map(|x| x * scale));
         }
         if self.has_codes() {
-            self.codes.extend_from_slice(codes);
+            if keep_codes {
+                self.codes.extend_from_slice(codes);
+            }
             self.code_inv.push(code_inv);
         }
         self.inv_norms.push(inv_norm);
         self.nodes += 1;
+    }
+
+    /// Sets the codes of the nodes pushed so far from a pool of rows of `dim` codes: node
+    /// `n`'s are row `rows[n]`, or, for `u32::MAX`, the next of those pushed with their codes
+    /// ([`NodeVectors::push_codes`]). When every node's codes are in the pool and no row is
+    /// named twice, the pool becomes the nodes' codes, reordered in place: an open so holds
+    /// the stored codes once, not twice (see `storage::owned`). Otherwise they are copied.
+    pub fn adopt_codes(&mut self, mut pool: Vec<i8>, rows: &[u32]) {
+        let dim = self.dim;
+        if !self.has_codes() || dim == 0 || rows.len() != self.nodes {
+            return;
+        }
+        let pool_rows = pool.len() / dim;
+        let valid = |&r: &u32| (r as usize) < pool_rows;
+        if self.codes.is_empty() && rows.iter().all(valid) && gather_rows(&mut pool, dim, rows) {
+            pool.truncate(rows.len() * dim);
+            pool.shrink_to_fit();
+            self.codes = pool;
+            return;
+        }
+        let pushed = core::mem::take(&mut self.codes);
+        let mut pushed_rows = pushed.chunks_exact(dim);
+        let mut codes = Vec::with_capacity(rows.len() * dim);
+        for &r in rows {
+            let row = match r {
+                u32::MAX => pushed_rows.next(),
+                r => pool.get(r as usize * dim..(r as usize + 1) * dim),
+            };
+            codes.extend_from_slice(row.unwrap_or(&[]));
+        }
+        if codes.len() == rows.len() * dim {
+            self.codes = codes;
+        }
     }
 
     /// Sets steps read from storage on an index without nodes (steps are never replaced).
@@ -487,6 +537,48 @@ fn touch_rows<T>(rows: &[T], dim: usize, nodes: &[u32], byte: impl Fn(&T) -> u8)
     acc
 }
 
+/// Reorders `pool`, rows of `dim` bytes, in place so that row `n` holds what row `rows[n]`
+/// held, for every `n` (the rows past `rows.len()` end in any order). Each row is moved once,
+/// along the cycles of the permutation that also sends the rows no one names to the places
+/// past `rows.len()`. False, with `pool` unchanged, when `rows` names a row twice or one past
+/// the pool.
+fn gather_rows(pool: &mut [i8], dim: usize, rows: &[u32]) -> bool {
+    let total = pool.len() / dim;
+    // The row each place takes: `rows` first, then the rows no one names, in order.
+    let mut source: Vec<u32> = Vec::with_capacity(total);
+    let mut named = vec![false; total];
+    for &r in rows {
+        match named.get_mut(r as usize) {
+            Some(seen) if !*seen => *seen = true,
+            _ => return false,
+        }
+        source.push(r);
+    }
+    source.extend((0..total as u32).filter(|&r| !named[r as usize]));
+    let mut done = named;
+    done.iter_mut().for_each(|d| *d = false);
+    let mut held = vec![0i8; dim];
+    for start in 0..total {
+        if done[start] || source[start] as usize == start {
+            done[start] = true;
+            continue;
+        }
+        held.copy_from_slice(&pool[start * dim..(start + 1) * dim]);
+        let mut at = start;
+        loop {
+            done[at] = true;
+            let from = source[at] as usize;
+            if from == start {
+                pool[at * dim..(at + 1) * dim].copy_from_slice(&held);
+                break;
+            }
+            pool.copy_within(from * dim..(from + 1) * dim, at * dim);
+            at = from;
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,6 +605,48 @@ mod tests {
             vecs.touch_all(&[]);
             vecs.touch_all_for_base(&[0, 2, 1, 3, 1000, u32::MAX]);
             vecs.touch_all_for_base(&[]);
+        }
+    }
+
+    proptest::proptest! {
+        /// Gathering rows in place puts in each place the row it names, whatever the order and
+        /// however many rows no one names; a row named twice or past the pool is refused, the
+        /// pool left as it was.
+        #[test]
+        fn rows_are_gathered_in_place(
+            total in 0usize..40,
+            dim in 1usize..5,
+            seed in proptest::prelude::any::<u64>(),
+            taken in 0usize..40,
+            twice in proptest::prelude::any::<bool>(),
+        ) {
+            // A seeded shuffle of 0..total, its first `taken` as the rows.
+            let mut order: Vec<u32> = (0..total as u32).collect();
+            let mut state = seed | 1;
+            for i in (1..order.len()).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                order.swap(i, (state % (i as u64 + 1)) as usize);
+            }
+            let mut rows: Vec<u32> = order.into_iter().take(taken.min(total)).collect();
+            let pool: Vec<i8> = (0..total * dim).map(|i| (i % 251) as i8).collect();
+            if twice && !rows.is_empty() {
+                rows.push(rows[0]);
+                let mut refused = pool.clone();
+                proptest::prop_assert!(!gather_rows(&mut refused, dim, &rows));
+                proptest::prop_assert_eq!(refused, pool);
+                return Ok(());
+            }
+            let mut gathered = pool.clone();
+            proptest::prop_assert!(gather_rows(&mut gathered, dim, &rows));
+            for (n, &r) in rows.iter().enumerate() {
+                let r = r as usize;
+                proptest::prop_assert_eq!(&gathered[n * dim..(n + 1) * dim], &pool[r * dim..(r + 1) * dim]);
+            }
+            let mut past = rows.clone();
+            past.push(total as u32);
+            proptest::prop_assert!(!gather_rows(&mut gathered.clone(), dim, &past));
         }
     }
 }

@@ -93,7 +93,9 @@ mod write;
 
 pub use records::decode_records;
 
-pub use view::{split_records, EntrySink, SegmentView, TextCursor, TextView};
+pub use view::{
+    as_codes, chunk_codes, split_records, EntrySink, SegmentView, SplitChunk, TextCursor, TextView,
+};
 pub use write::{NodeEntry, RecordText, SegmentWriter, StoredVector};
 
 pub use crate::commit::{decode_commit, encode_commit, Commit, SegmentInfo};

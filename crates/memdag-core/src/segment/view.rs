@@ -9,34 +9,83 @@ use crate::codec::from_msgpack;
 use crate::error::Result;
 use crate::record::Record;
 
-/// A chunk's records, decoded, and its other sections as they are stored: what an open that
-/// frees each part as it reads it keeps of a chunk (see `storage::owned`). The sections are
-/// checked when read back with [`SegmentView::parse_with_records`].
-pub fn split_records(key: &str, body: &[u8]) -> Result<(Vec<Record>, Vec<u8>)> {
-    // The records' bytes first, so that the rest is allocated once at its size: these copies
-    // are most of what such an open holds beside the store.
-    let mut records_len = 0;
+/// A chunk split by an open that frees each part as it reads it (see `storage::owned`).
+#[derive(Debug, Default)]
+pub struct SplitChunk<'b> {
+    /// The RECORDS section's records, decoded.
+    pub records: Vec<Record>,
+    /// The other sections as they are stored, but the CODES section's codes when they were
+    /// moved out: read back with [`SegmentView::parse_with_records`].
+    pub rest: Vec<u8>,
+    /// The CODES section's codes (`dim` bytes a vector), when moved out; else empty.
+    pub codes: &'b [u8],
+}
+
+/// The vectors a chunk holds, by its section headers alone: the dimension and count of its
+/// CODES section (0 and 0 without one), and whether it has a VECTORS section.
+pub fn chunk_codes(key: &str, body: &[u8]) -> Result<(usize, usize, bool)> {
+    let (mut dim, mut count, mut vectors) = (0, 0, false);
     let mut at = 0;
     while at < body.len() {
-        let (tag, _, next) = next_section(key, body, at)?;
-        if tag == RECORDS {
-            records_len += next - at;
+        let (tag, bytes, next) = next_section(key, body, at)?;
+        if tag == VECTORS {
+            vectors = true;
+        } else if tag == CODES && bytes.len() >= 8 {
+            dim = u32::from_le_bytes(bytes[0..4].try_into().expect("4")) as usize;
+            count = u32::from_le_bytes(bytes[4..8].try_into().expect("4")) as usize;
         }
         at = next;
     }
-    let mut records = Vec::new();
-    let mut rest = Vec::with_capacity(body.len() - records_len);
+    Ok((dim, count, vectors))
+}
+
+/// Splits a chunk: its records decoded, and the rest kept as stored; with `move_codes`, the
+/// CODES section's codes are left out of the rest and returned apart. Every section but
+/// RECORDS is checked when the rest is read back.
+pub fn split_records<'b>(key: &str, body: &'b [u8], move_codes: bool) -> Result<SplitChunk<'b>> {
+    let mut split = SplitChunk::default();
+    // The sections the rest keeps, with the length each keeps, first: the rest is then
+    // allocated once at its size, as these copies are most of what such an open holds beside
+    // the store.
+    let mut keep: Vec<(usize, usize, u8)> = Vec::new();
     let mut at = 0;
     while at < body.len() {
         let (tag, bytes, next) = next_section(key, body, at)?;
         if tag == RECORDS {
-            records = decode_records(key, bytes)?;
+            split.records = decode_records(key, bytes)?;
+        } else if tag == CODES && move_codes {
+            let kept = code_header_len(bytes)
+                .ok_or_else(|| corrupt(key, "code block has the wrong length"))?;
+            split.codes = &bytes[kept..];
+            keep.push((at, kept, tag));
         } else {
-            rest.extend_from_slice(&body[at..next]);
+            keep.push((at, bytes.len(), tag));
         }
         at = next;
     }
-    Ok((records, rest))
+    split.rest = Vec::with_capacity(keep.iter().map(|&(_, len, _)| 5 + len).sum());
+    for (at, len, tag) in keep {
+        split.rest.push(tag);
+        split.rest.extend_from_slice(&(len as u32).to_le_bytes());
+        split.rest.extend_from_slice(&body[at + 5..at + 5 + len]);
+    }
+    Ok(split)
+}
+
+/// Stored codes as the signed bytes they are.
+pub fn as_codes(bytes: &[u8]) -> &[i8] {
+    // SAFETY: i8 and u8 have the same size and alignment, and every bit pattern is valid for
+    // both.
+    unsafe { core::slice::from_raw_parts(bytes.as_ptr() as *const i8, bytes.len()) }
+}
+
+/// The length of a CODES section without its codes (dim, count, owners, norms), when the
+/// section is as long as they say.
+fn code_header_len(bytes: &[u8]) -> Option<usize> {
+    let dim = u32::from_le_bytes(bytes.get(0..4)?.try_into().ok()?) as usize;
+    let count = u32::from_le_bytes(bytes.get(4..8)?.try_into().ok()?) as usize;
+    let header = count.checked_mul(8)?.checked_add(8)?;
+    (bytes.len() == header.checked_add(count.checked_mul(dim)?)?).then_some(header)
 }
 
 /// The RECORDS section's bytes, when the chunk's section headers read up to it.
@@ -203,13 +252,19 @@ impl<'a> SegmentView<'a> {
     /// Decodes a chunk; `key` (its first part) is named in errors. Not inlined, as the steps
     /// of opening a store are not (see `load_v2` in [`crate::storage`]).
     pub fn parse(key: &str, body: &'a [u8]) -> Result<Self> {
-        SegmentView::parse_with_records(key, body, Vec::new())
+        SegmentView::parse_with_records(key, body, Vec::new(), false)
     }
 
-    /// As [`SegmentView::parse`], for a chunk whose RECORDS section was decoded before and
-    /// left out (see [`split_records`]): `records` are that section's records, in order.
+    /// As [`SegmentView::parse`], for the rest of a chunk split by [`split_records`]:
+    /// `records` are its RECORDS section's records, in order, and `codes_moved` says that its
+    /// CODES section lacks the codes (then [`SegmentView::codes`] gives none).
     #[inline(never)]
-    pub fn parse_with_records(key: &str, body: &'a [u8], records: Vec<Record>) -> Result<Self> {
+    pub fn parse_with_records(
+        key: &str,
+        body: &'a [u8],
+        records: Vec<Record>,
+        codes_moved: bool,
+    ) -> Result<Self> {
         let mut view = SegmentView {
             records,
             ..SegmentView::default()
@@ -246,7 +301,8 @@ impl<'a> SegmentView<'a> {
                     let count = u32::from_le_bytes(bytes[4..8].try_into().expect("4")) as usize;
                     let owners_end = 8 + count * 4;
                     let norms_end = owners_end + count * 4;
-                    if dim == 0 || bytes.len() != norms_end + count * dim {
+                    let data = if codes_moved { 0 } else { count * dim };
+                    if dim == 0 || bytes.len() != norms_end + data {
                         return Err(corrupt(key, "code block has the wrong length"));
                     }
                     if view.dimension != 0 && view.dimension != dim {
@@ -388,13 +444,14 @@ impl<'a> SegmentView<'a> {
         )
     }
 
-    /// The codes of coded vector `i` and the inverse norm of the vector they were made from.
+    /// The codes of coded vector `i` and the inverse norm of the vector they were made from
+    /// (no codes when they were moved out, see [`split_records`]).
     pub fn codes(&self, i: usize) -> (&'a [i8], f32) {
-        let bytes = &self.code_data[i * self.dimension..(i + 1) * self.dimension];
-        // SAFETY: i8 and u8 have the same size and alignment, and every bit pattern is valid
-        // for both.
-        let codes =
-            unsafe { core::slice::from_raw_parts(bytes.as_ptr() as *const i8, bytes.len()) };
+        let bytes = self
+            .code_data
+            .get(i * self.dimension..(i + 1) * self.dimension)
+            .unwrap_or_default();
+        let codes = as_codes(bytes);
         let n = u32::from_le_bytes(self.code_norms[i * 4..i * 4 + 4].try_into().expect("4"));
         (codes, f32::from_bits(n))
     }

@@ -12,16 +12,17 @@ use super::skip_orphan_generations;
 use super::state::UNWRITTEN;
 use super::v1::load_v1;
 use super::values::{read_segment, Values};
+use super::vectors::{CodePool, SegmentVectors, CODED};
 use crate::commit::{Commit, Warning};
 use crate::damage::{Damage, DamagedBlock};
 use crate::dirty::Touched;
 use crate::error::{Error, Result};
 use crate::index::bm25::FIELDS;
 use crate::index::postings::{InvertedIndex, PendingPostings, ANALYSIS_VERSION};
-use crate::index::restore::{GraphSource, SeqMap, VectorSource};
+use crate::index::restore::{GraphSource, SeqMap};
 use crate::keys;
 use crate::record::Record;
-use crate::segment::{read_f32s, ChunkBytes, EntrySink, SegmentView, TextCursor, TextView};
+use crate::segment::{ChunkBytes, EntrySink, SegmentView, TextCursor, TextView};
 use crate::store::Store;
 use memdag_types::Slot;
 
@@ -129,28 +130,37 @@ impl Lenient<'_> {
     }
 }
 
+/// What an open that frees each part as it reads it took out of the chunks before restoring
+/// (see [`super::owned`]).
+pub(super) struct Digested {
+    /// Each chunk's records, decoded, in chunk order.
+    pub records: Vec<Vec<Record>>,
+    /// The chunks' codes, when they were moved out of them.
+    pub pool: Option<CodePool>,
+}
+
 /// Restores a store from the chunks of the segments `commit` names, in apply order: strictly
-/// (`lenient` is `None`: any damage fails, naming its key), or salvaging. `decoded`, when
-/// given, holds each chunk's records, decoded before and left out of its bytes (see
-/// [`super::owned`]). `values` are the stored values by key; only their keys are read here.
+/// (`lenient` is `None`: any damage fails, naming its key), or salvaging. `digested`, when
+/// given, holds what was taken out of the chunks' bytes before: their records and perhaps
+/// their codes. `values` are the stored values by key; only their keys are read here.
 pub(super) fn restore_v2(
     mut commit: Commit,
     warning: Option<Warning>,
     chunks: Vec<(usize, String, ChunkBytes)>,
-    mut decoded: Option<Vec<Vec<Record>>>,
+    digested: Option<Digested>,
     values: &Values,
     mut lenient: Option<&mut Lenient>,
 ) -> Result<Store> {
     let named: BTreeSet<String> = commit.segments.iter().flat_map(|s| s.keys()).collect();
+    let (mut decoded, pool) = match digested {
+        Some(d) => (d.records, d.pool),
+        None => (Vec::new(), None),
+    };
     let mut views: Vec<SegmentView> = Vec::with_capacity(chunks.len());
     for (ci, (_, key, chunk)) in chunks.iter().enumerate() {
-        let records = decoded
-            .as_mut()
-            .and_then(|d| d.get_mut(ci))
-            .map(core::mem::take)
-            .unwrap_or_default();
+        let records = decoded.get_mut(ci).map(core::mem::take).unwrap_or_default();
         match (
-            SegmentView::parse_with_records(key, chunk.bytes(), records),
+            SegmentView::parse_with_records(key, chunk.bytes(), records, pool.is_some()),
             lenient.as_deref_mut(),
         ) {
             (Ok(view), _) => views.push(view),
@@ -281,17 +291,18 @@ pub(super) fn restore_v2(
         true
     };
     store.search.vectors.set_settings(commit.vectors);
-    let vectors = SegmentVectors {
+    let mut vectors = SegmentVectors {
         views: &views,
         count: vector_at.iter().filter(|a| a.1 != u32::MAX).count(),
         at: vector_at,
         steps: (!commit.steps.is_empty())
             .then(|| crate::index::quant::Quantizer::from_steps(commit.steps.clone())),
+        pool,
     };
     let inserted = restore_search(
         &mut store,
         commit.dimension as usize,
-        &vectors,
+        &mut vectors,
         &graph,
         text_index,
         &mut stored_text,
@@ -715,61 +726,4 @@ fn node_homes(store: &Store, graph: &SegmentGraph, generation_of: &[u64]) -> Vec
         }
     }
     node_home
-}
-
-/// Marks a vector index as one of a chunk's CODES (format v6), not its VECTORS.
-const CODED: u32 = 1 << 31;
-
-/// The vectors of a v2 store: each loaded record's (chunk, vector index) in slot order,
-/// `u32::MAX` for none, [`CODED`] set for codes, read straight from the chunks' blocks.
-struct SegmentVectors<'a> {
-    views: &'a [SegmentView<'a>],
-    at: Vec<(u32, u32)>,
-    count: usize,
-    /// The commit's steps, for codes.
-    steps: Option<crate::index::quant::Quantizer>,
-}
-
-impl VectorSource for SegmentVectors<'_> {
-    fn count(&self) -> usize {
-        self.count
-    }
-
-    /// Not inlined, here and in the other per-record steps of opening: V8 runs a function's
-    /// first calls unoptimized and optimizes it for later calls, so the work of one record
-    /// must be a call of its own to be optimized within one open.
-    #[inline(never)]
-    fn read(&self, slot: Slot, _: &Record, out: &mut Vec<f32>) -> bool {
-        match self.at.get(slot as usize) {
-            Some(&(_, u32::MAX)) | None => false,
-            Some(&(vi, vx)) if vx & CODED == 0 => {
-                read_f32s(self.views[vi as usize].vector_bytes(vx as usize), out);
-                true
-            }
-            Some(_) => match (self.codes(slot), &self.steps) {
-                (Some((codes, inv_norm)), Some(q)) if codes.len() == q.dim() => {
-                    let at = out.len();
-                    q.dequantize(codes, out);
-                    let scale = q.inverse_norm(codes) / inv_norm;
-                    out[at..].iter_mut().for_each(|x| *x *= scale);
-                    true
-                }
-                _ => false,
-            },
-        }
-    }
-
-    #[inline(never)]
-    fn codes(&self, slot: Slot) -> Option<(&[i8], f32)> {
-        match self.at.get(slot as usize) {
-            Some(&(vi, vx)) if vx != u32::MAX && vx & CODED != 0 => {
-                Some(self.views[vi as usize].codes((vx & !CODED) as usize))
-            }
-            _ => None,
-        }
-    }
-
-    fn steps(&self) -> Option<&[f32]> {
-        self.steps.as_ref().map(|q| q.steps())
-    }
 }

@@ -29,6 +29,7 @@
 //!     merge.rs   which run to merge (size-tiered), tombstones of a merged run
 //!     choose.rs  which commit an open trusts
 //!     load.rs    reading the chosen commit's segments, restoring the store
+//!     vectors.rs the vectors an open reads: in place, or from one pool of codes
 //!     owned.rs   an open that frees each part once read (values it owns)
 //!     salvage.rs a salvaging open, verify: everything intact in a damaged store
 //!     v1.rs      opening a format-v1 store, to migrate it
@@ -56,6 +57,7 @@ mod salvage;
 pub(crate) mod state;
 mod v1;
 mod values;
+mod vectors;
 mod write;
 
 pub use policy::{FANOUT, MERGE_CAP};

@@ -28,14 +28,14 @@ use std::string::String;
 use std::vec::Vec;
 
 use super::choose::{choose, instead_of_head};
-use super::load::restore_v2;
+use super::load::{restore_v2, Digested};
 use super::values::{read_segment, Values};
+use super::vectors::CodePool;
 use crate::commit::Warning;
 use crate::error::{Error, Result};
 use crate::keys::HEAD_KEY;
 use crate::part::ChunkBytes;
-use crate::record::Record;
-use crate::segment::{split_records, Commit};
+use crate::segment::{as_codes, chunk_codes, split_records, Commit};
 use crate::store::Store;
 
 /// Values an open takes, by key: each plain (as stored, or opened), or the error opening it
@@ -50,17 +50,16 @@ enum Place {
     Joined(Vec<u8>),
 }
 
-/// What the plan found.
-enum Plan {
-    /// Open with the borrowing open: a v1 store, or a `head` that may give way.
-    Borrowing,
-    /// Open freeing each part once read.
-    Freeing {
-        commit: Commit,
-        warning: Option<Warning>,
-        /// Every chunk in apply order: its segment's index, the key of its part, its place.
-        chunks: Vec<(usize, String, Place)>,
-    },
+/// What the plan found for an open that frees each part once read (`None` from [`plan`]: open
+/// with the borrowing open, for a v1 store or a `head` that may give way).
+struct Plan {
+    commit: Commit,
+    warning: Option<Warning>,
+    /// Every chunk in apply order: its segment's index, the key of its part, its place.
+    chunks: Vec<(usize, String, Place)>,
+    /// The codes' dimension and rows in all, when every vector is stored as codes of the
+    /// commit's dimension: they then go into one buffer, which the vector index takes.
+    pool: Option<(usize, usize)>,
 }
 
 /// The owned values as the borrowing steps read them.
@@ -82,27 +81,26 @@ pub(crate) fn load_owned_values(
     mut owned: OwnedValues,
     with_damage: impl Fn(Error, &Values) -> Error,
 ) -> Result<Store> {
-    let (commit, warning, chunks) = {
+    let Plan {
+        commit,
+        warning,
+        chunks,
+        pool,
+    } = {
         let values = borrow(&owned);
         match plan(&owned, &values) {
-            Ok(Plan::Freeing {
-                commit,
-                warning,
-                chunks,
-            }) => (commit, warning, chunks),
-            Ok(Plan::Borrowing) => {
-                return Store::load_values(&values).map_err(|e| with_damage(e, &values))
-            }
+            Ok(Some(plan)) => plan,
+            Ok(None) => return Store::load_values(&values).map_err(|e| with_damage(e, &values)),
             Err(e) => return Err(with_damage(e, &values)),
         }
     };
-    let (kept, decoded) = digest(&mut owned, chunks).map_err(salvage_hint)?;
+    let (kept, digested) = digest(&mut owned, chunks, pool).map_err(salvage_hint)?;
     // Only the keys are read from here on (the orphans among them).
     let keys: Values = owned
         .iter()
         .map(|(k, _)| (k.as_str(), Ok(&[][..])))
         .collect();
-    restore_v2(commit, warning, kept, Some(decoded), &keys, None).map_err(salvage_hint)
+    restore_v2(commit, warning, kept, Some(digested), &keys, None).map_err(salvage_hint)
 }
 
 /// An error found once values were freed: the store's other damage cannot be listed, but
@@ -121,9 +119,9 @@ fn salvage_hint(e: Error) -> Error {
 }
 
 /// Step 1: the commit, and where each of its chunks lies.
-fn plan(owned: &OwnedValues, values: &Values) -> Result<Plan> {
+fn plan(owned: &OwnedValues, values: &Values) -> Result<Option<Plan>> {
     let Some(choice) = choose(values)? else {
-        return Ok(Plan::Borrowing);
+        return Ok(None);
     };
     if choice.warning.is_none() {
         let probe = Error::CorruptData {
@@ -131,7 +129,7 @@ fn plan(owned: &OwnedValues, values: &Values) -> Result<Plan> {
             reason: String::new(),
         };
         if instead_of_head(&choice.commit, &probe, values).is_some() {
-            return Ok(Plan::Borrowing);
+            return Ok(None);
         }
     }
     let index_of: HashMap<&str, usize> = owned
@@ -141,6 +139,9 @@ fn plan(owned: &OwnedValues, values: &Values) -> Result<Plan> {
         .collect();
     let mut commit = choice.commit;
     let mut chunks = Vec::new();
+    let dim = commit.dimension as usize;
+    let mut pool = (commit.vectors.precision.quantizes() && dim > 0 && commit.steps.len() == dim)
+        .then_some((dim, 0));
     for (si, info) in commit.segments.iter_mut().enumerate() {
         let read = read_segment(info, values)?;
         // A segment written before format v4 gets its checksum now, for the next commit.
@@ -148,6 +149,14 @@ fn plan(owned: &OwnedValues, values: &Values) -> Result<Plan> {
             info.sum = read.sum;
         }
         for (key, chunk) in read.chunks {
+            if let Some((_, rows)) = pool.as_mut() {
+                match chunk_codes(&key, chunk.bytes())? {
+                    (_, _, true) => pool = None,
+                    (_, 0, _) => {}
+                    (d, count, _) if d == dim => *rows += count,
+                    _ => pool = None,
+                }
+            }
             let place = match chunk {
                 ChunkBytes::Joined(bytes) => Place::Joined(bytes),
                 ChunkBytes::InPlace(bytes) => match in_part(owned, &index_of, &key, bytes) {
@@ -159,11 +168,12 @@ fn plan(owned: &OwnedValues, values: &Values) -> Result<Plan> {
             chunks.push((si, key, place));
         }
     }
-    Ok(Plan::Freeing {
+    Ok(Some(Plan {
         commit,
         warning: choice.warning,
         chunks,
-    })
+        pool,
+    }))
 }
 
 /// The value a chunk read in place lies in (the one of its key) and its range there.
@@ -184,11 +194,13 @@ fn in_part(
 type Kept = Vec<(usize, String, ChunkBytes<'static>)>;
 
 /// Step 2: each chunk's records decoded and its other sections kept, in apply order, each
-/// part's value freed after its last chunk (and every value no chunk lies in, first).
+/// part's value freed after its last chunk (and every value no chunk lies in, first). With
+/// `pool` (the codes' dimension and rows in all), the codes go into one buffer of that size.
 fn digest(
     owned: &mut OwnedValues,
     chunks: Vec<(usize, String, Place)>,
-) -> Result<(Kept, Vec<Vec<Record>>)> {
+    pool: Option<(usize, usize)>,
+) -> Result<(Kept, Digested)> {
     let mut last_chunk: Vec<Option<usize>> = std::vec![None; owned.len()];
     for (ci, (_, _, place)) in chunks.iter().enumerate() {
         if let Place::InPart(vi, _) = place {
@@ -201,15 +213,23 @@ fn digest(
         }
     }
     let mut kept: Kept = Vec::with_capacity(chunks.len());
-    let mut decoded: Vec<Vec<Record>> = Vec::with_capacity(chunks.len());
+    let mut digested = Digested {
+        records: Vec::with_capacity(chunks.len()),
+        pool: pool.map(|(dim, rows)| CodePool {
+            codes: Vec::with_capacity(dim * rows),
+            dim,
+            first_row: Vec::with_capacity(chunks.len()),
+        }),
+    };
     for (ci, (si, key, place)) in chunks.into_iter().enumerate() {
-        let (records, rest) = match &place {
+        let rest = match &place {
             Place::InPart(vi, range) => {
                 // Freed only after its last chunk, so still held.
                 let value = owned[*vi].1.as_ref().map_err(Clone::clone)?;
-                split_records(&key, value.get(range.clone()).unwrap_or_default())?
+                let body = value.get(range.clone()).unwrap_or_default();
+                take_chunk(&key, body, &mut digested)?
             }
-            Place::Joined(bytes) => split_records(&key, bytes)?,
+            Place::Joined(bytes) => take_chunk(&key, bytes, &mut digested)?,
         };
         if let Place::InPart(vi, _) = place {
             if last_chunk[vi] == Some(ci) {
@@ -217,7 +237,19 @@ fn digest(
             }
         }
         kept.push((si, key, ChunkBytes::Joined(rest)));
-        decoded.push(records);
     }
-    Ok((kept, decoded))
+    Ok((kept, digested))
+}
+
+/// Takes a chunk's records, and its codes when they go to the pool, into `digested`; returns
+/// the rest of the chunk, to keep.
+fn take_chunk(key: &str, body: &[u8], digested: &mut Digested) -> Result<Vec<u8>> {
+    let split = split_records(key, body, digested.pool.is_some())?;
+    digested.records.push(split.records);
+    if let Some(pool) = digested.pool.as_mut() {
+        pool.first_row.push((pool.codes.len() / pool.dim) as u32);
+        // One copy (`memory.copy` in wasm), fast in a first open's baseline code too.
+        pool.codes.extend_from_slice(as_codes(split.codes));
+    }
+    Ok(split.rest)
 }

@@ -34,7 +34,7 @@ impl VectorSource for RecordVectors {
 pub(super) fn restore_search(
     store: &mut Store,
     dimension: usize,
-    vectors: &dyn VectorSource,
+    vectors: &mut dyn VectorSource,
     graph: &dyn GraphSource,
     text: InvertedIndex,
     stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,

@@ -87,11 +87,11 @@ pub(super) fn load_v1(values: &Values) -> Result<Store> {
                 .map(|_| (n.seq, n))
         })
         .collect();
-    let vectors = RecordVectors(store.iter().filter(|r| r.embedding.is_some()).count());
+    let mut vectors = RecordVectors(store.iter().filter(|r| r.embedding.is_some()).count());
     restore_search(
         &mut store,
         meta.dimension as usize,
-        &vectors,
+        &mut vectors,
         &V1Graph(by_seq),
         InvertedIndex::default(),
         &mut |_, _| false,
