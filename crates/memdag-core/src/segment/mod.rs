@@ -94,7 +94,8 @@ mod write;
 pub use records::decode_records;
 
 pub use view::{
-    as_codes, chunk_codes, split_records, EntrySink, SegmentView, SplitChunk, TextCursor, TextView,
+    as_codes, chunk_codes, split_records, EntrySink, SegmentView, SplitChunk, TextCursor,
+    TextEntries, TextView,
 };
 pub use write::{NodeEntry, RecordText, SegmentWriter, StoredVector};
 

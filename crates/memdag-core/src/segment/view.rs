@@ -19,6 +19,9 @@ pub struct SplitChunk<'b> {
     pub rest: Vec<u8>,
     /// The CODES section's codes (`dim` bytes a vector), when moved out; else empty.
     pub codes: &'b [u8],
+    /// The TEXT section, always left out of the rest (empty without one): an open frees it
+    /// once it has read the entries of the chunk's records.
+    pub text: &'b [u8],
 }
 
 /// The vectors a chunk holds, by its section headers alone: the dimension and count of its
@@ -39,9 +42,10 @@ pub fn chunk_codes(key: &str, body: &[u8]) -> Result<(usize, usize, bool)> {
     Ok((dim, count, vectors))
 }
 
-/// Splits a chunk: its records decoded, and the rest kept as stored; with `move_codes`, the
-/// CODES section's codes are left out of the rest and returned apart. Every section but
-/// RECORDS is checked when the rest is read back.
+/// Splits a chunk: its records decoded, its TEXT section apart, and the rest kept as stored;
+/// with `move_codes`, the CODES section's codes are left out of the rest and returned apart.
+/// Every section but RECORDS is checked when read back (the rest with
+/// [`SegmentView::parse_with_records`], the text with [`TextView::parse`]).
 pub fn split_records<'b>(key: &str, body: &'b [u8], move_codes: bool) -> Result<SplitChunk<'b>> {
     let mut split = SplitChunk::default();
     // The sections the rest keeps, with the length each keeps, first: the rest is then
@@ -53,6 +57,8 @@ pub fn split_records<'b>(key: &str, body: &'b [u8], move_codes: bool) -> Result<
         let (tag, bytes, next) = next_section(key, body, at)?;
         if tag == RECORDS {
             split.records = decode_records(key, bytes)?;
+        } else if tag == TEXT {
+            split.text = bytes;
         } else if tag == CODES && move_codes {
             let kept = code_header_len(bytes)
                 .ok_or_else(|| corrupt(key, "code block has the wrong length"))?;
@@ -140,6 +146,15 @@ pub struct TextView<'a> {
     entries: &'a [u8],
 }
 
+/// A chunk's text entries apart from its dictionary, of which they need only the size: what
+/// an open reads in record order (see [`TextView::entries`]).
+#[derive(Debug, Clone, Copy)]
+pub struct TextEntries<'e> {
+    fields: u8,
+    terms: u64,
+    bytes: &'e [u8],
+}
+
 /// Where a forward walk over a [`TextView`]'s entries stands: the index of the next entry and
 /// its byte offset. An open reads a chunk's entries in record order, so each is found by
 /// reading on from the last one read, where a table of every entry's offset took a walk over
@@ -165,7 +180,7 @@ impl<'a> TextView<'a> {
     /// wasm engine optimizes a small function called once a chunk sooner than the large one
     /// around it (see `restore_v2` in [`crate::storage`]).
     #[inline(never)]
-    fn parse(bytes: &'a [u8]) -> Option<Self> {
+    pub fn parse(bytes: &'a [u8]) -> Option<Self> {
         let (&version, rest) = bytes.split_first()?;
         let (&fields, _) = rest.split_first()?;
         let mut r = Reader { bytes, at: 2 };
@@ -183,6 +198,41 @@ impl<'a> TextView<'a> {
             dict,
             entries: &bytes[r.at..],
         })
+    }
+
+    /// The entries, to read apart from the dictionary.
+    pub fn entries(&self) -> TextEntries<'a> {
+        TextEntries {
+            fields: self.fields,
+            terms: self.dict.len() as u64,
+            bytes: self.entries,
+        }
+    }
+
+    /// Reads the entry of record `ri` into `sink` (see [`TextEntries::entry`]).
+    pub fn entry(&self, cursor: &mut TextCursor, ri: usize, sink: &mut EntrySink) -> Option<()> {
+        self.entries().entry(cursor, ri, sink)
+    }
+}
+
+impl<'e> TextEntries<'e> {
+    /// The entries `bytes` of a section of `fields` fields and a dictionary of `terms` terms.
+    pub fn new(fields: u8, terms: u64, bytes: &'e [u8]) -> Self {
+        TextEntries {
+            fields,
+            terms,
+            bytes,
+        }
+    }
+
+    /// The bytes of the entries.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
     }
 
     /// Reads the entry of record `ri` into `sink`, reading on from `cursor` (past the entries
@@ -205,9 +255,9 @@ impl<'a> TextView<'a> {
     /// Reads the entry at byte `at`, into `sink` if given; returns the offset after it.
     fn read_entry(&self, at: usize, mut sink: Option<&mut EntrySink>) -> Option<usize> {
         let fields = self.fields as usize;
-        let terms = self.dict.len() as u64;
+        let terms = self.terms;
         let mut r = Reader {
-            bytes: self.entries,
+            bytes: self.bytes,
             at,
         };
         let mut l = [0u32; 16];
@@ -224,7 +274,7 @@ impl<'a> TextView<'a> {
         let m = r.varint()?;
         for _ in 0..m {
             let id = r.varint()?;
-            let tf = self.entries.get(r.at..r.at.checked_add(fields)?)?;
+            let tf = self.bytes.get(r.at..r.at.checked_add(fields)?)?;
             if id >= terms {
                 return None;
             }

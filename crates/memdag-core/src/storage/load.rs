@@ -10,6 +10,7 @@ use super::choose::{choose, instead_of_head, Choice};
 use super::restore::restore_search;
 use super::skip_orphan_generations;
 use super::state::UNWRITTEN;
+use super::texts::ChunkText;
 use super::v1::load_v1;
 use super::values::{read_segment, Values};
 use super::vectors::{CodePool, SegmentVectors, CODED};
@@ -18,11 +19,11 @@ use crate::damage::{Damage, DamagedBlock};
 use crate::dirty::Touched;
 use crate::error::{Error, Result};
 use crate::index::bm25::FIELDS;
-use crate::index::postings::{InvertedIndex, PendingPostings, ANALYSIS_VERSION};
+use crate::index::postings::{InvertedIndex, PendingPostings};
 use crate::index::restore::{GraphSource, SeqMap};
 use crate::keys;
 use crate::record::Record;
-use crate::segment::{ChunkBytes, EntrySink, SegmentView, TextCursor, TextView};
+use crate::segment::{ChunkBytes, EntrySink, SegmentView, TextCursor};
 use crate::store::Store;
 use memdag_types::Slot;
 
@@ -137,6 +138,8 @@ pub(super) struct Digested {
     pub records: Vec<Vec<Record>>,
     /// The chunks' codes, when they were moved out of them.
     pub pool: Option<CodePool>,
+    /// Each chunk's TEXT section (empty for none), held apart from the chunk.
+    pub texts: Vec<Vec<u8>>,
 }
 
 /// Restores a store from the chunks of the segments `commit` names, in apply order: strictly
@@ -152,23 +155,38 @@ pub(super) fn restore_v2(
     mut lenient: Option<&mut Lenient>,
 ) -> Result<Store> {
     let named: BTreeSet<String> = commit.segments.iter().flat_map(|s| s.keys()).collect();
-    let (mut decoded, pool) = match digested {
-        Some(d) => (d.records, d.pool),
-        None => (Vec::new(), None),
+    let (mut decoded, pool, mut texts_apart) = match digested {
+        Some(d) => (d.records, d.pool, Some(d.texts)),
+        None => (Vec::new(), None, None),
     };
     let mut views: Vec<SegmentView> = Vec::with_capacity(chunks.len());
+    // Each chunk's stored text analyses, their terms interned chunk by chunk in apply order.
+    let mut text_index = InvertedIndex::default();
+    let mut texts: Vec<Option<ChunkText>> = Vec::with_capacity(chunks.len());
     for (ci, (_, key, chunk)) in chunks.iter().enumerate() {
         let records = decoded.get_mut(ci).map(core::mem::take).unwrap_or_default();
-        match (
-            SegmentView::parse_with_records(key, chunk.bytes(), records, pool.is_some()),
-            lenient.as_deref_mut(),
-        ) {
-            (Ok(view), _) => views.push(view),
+        let parsed = SegmentView::parse_with_records(key, chunk.bytes(), records, pool.is_some())
+            .and_then(|view| {
+                let text = match texts_apart.as_mut() {
+                    Some(apart) => {
+                        let section = apart.get_mut(ci).map(core::mem::take);
+                        ChunkText::apart(key, section.unwrap_or_default(), &mut text_index)?
+                    }
+                    None => ChunkText::in_view(&view, &mut text_index),
+                };
+                Ok((view, text))
+            });
+        match (parsed, lenient.as_deref_mut()) {
+            (Ok((view, text)), _) => {
+                views.push(view);
+                texts.push(text);
+            }
             (Err(e), None) => return Err(e),
             (Err(e), Some(l)) => {
                 let block = l.blocks.get(ci).copied().flatten();
                 l.skip(key, block, e.to_string());
                 views.push(SegmentView::default());
+                texts.push(None);
             }
         }
     }
@@ -237,7 +255,11 @@ pub(super) fn restore_v2(
         views: &views,
         nodes: stored_nodes(&views, &chunks, lenient.as_deref_mut())?,
     };
-    let (text_index, term_ids) = text_index_for(&views);
+    // The slot of each chunk's last chosen record: its text is freed once that is read.
+    let mut last_slot: Vec<usize> = vec![usize::MAX; views.len()];
+    for (slot, &(vi, _)) in chosen.iter().enumerate() {
+        last_slot[vi as usize] = slot;
+    }
     // Buffers of one record's entry, reused for every record.
     let mut terms: Vec<(u32, [u8; FIELDS])> = Vec::new();
     let mut keys: Vec<(u32, u8)> = Vec::new();
@@ -254,12 +276,12 @@ pub(super) fn restore_v2(
         let mut keys_len = 0;
         let read = chosen.get(slot as usize).and_then(|&(vi, ri)| {
             let vi = vi as usize;
-            let text = usable_text(&views[vi])?;
-            let ids = term_ids[vi].as_ref()?;
+            let text = texts[vi].as_ref()?;
+            let ids = &text.ids;
             let cursor = cursors[vi].as_mut()?;
             terms.clear();
             keys.clear();
-            let read = text.entry(
+            let read = text.entries().entry(
                 cursor,
                 ri as usize,
                 &mut EntrySink {
@@ -278,6 +300,10 @@ pub(super) fn restore_v2(
             if read.is_none() {
                 cursors[vi] = None;
                 malformed_text.push(vi);
+            }
+            if last_slot[vi] == slot as usize {
+                // Read to its end: a text held apart is freed now, not with the store's open.
+                texts[vi] = None;
             }
             read
         });
@@ -519,32 +545,6 @@ fn stored_nodes(
         }
     }
     Ok(SeqMap::new(nodes.iter().copied()))
-}
-
-/// A chunk's stored text analyses, when they are of this build's version.
-fn usable_text<'v>(view: &'v SegmentView) -> Option<&'v TextView<'v>> {
-    view.text
-        .as_ref()
-        .filter(|t| t.version == ANALYSIS_VERSION && t.fields as usize == FIELDS)
-}
-
-/// The text index the stored analyses fill, with their terms interned, and each chunk's
-/// local term ids as index ids (`None` for a chunk whose analyses are not usable).
-/// Chunk-local term ids become index ids once per chunk; then each record's postings go in
-/// without analyzing its text, a list at a time (see `PendingPostings`). Postings are not
-/// counted first to size the lists: the lists grow by half again as runs are appended and
-/// are shrunk to fit at the end, which took 0.89x the time of a counting pass over every
-/// analysis (a warm open of the LoCoMo workload at 10k in wasm).
-#[inline(never)]
-fn text_index_for(views: &[SegmentView]) -> (InvertedIndex, Vec<Option<Vec<u32>>>) {
-    let mut text_index = InvertedIndex::default();
-    let term_ids: Vec<Option<Vec<u32>>> = views
-        .iter()
-        .map(|v| {
-            usable_text(v).map(|t| t.dict.iter().map(|term| text_index.intern(term)).collect())
-        })
-        .collect();
-    (text_index, term_ids)
 }
 
 /// The chunk and index of the newest version of every live record, in sequence order, and

@@ -30,6 +30,7 @@
 //!     choose.rs  which commit an open trusts
 //!     load.rs    reading the chosen commit's segments, restoring the store
 //!     vectors.rs the vectors an open reads: in place, or from one pool of codes
+//!     texts.rs   the text analyses an open reads: in place, or apart and freed once read
 //!     owned.rs   an open that frees each part once read (values it owns)
 //!     salvage.rs a salvaging open, verify: everything intact in a damaged store
 //!     v1.rs      opening a format-v1 store, to migrate it
@@ -55,6 +56,7 @@ mod policy;
 mod restore;
 mod salvage;
 pub(crate) mod state;
+mod texts;
 mod v1;
 mod values;
 mod vectors;
