@@ -202,7 +202,7 @@ pub(super) fn restore_v2(
         .iter()
         .map(|&si| commit.segments[si].generation)
         .collect();
-    let (chosen, gone_records) = choose_records(&views, &segment_of, &generation_of);
+    let (mut chosen, gone_records) = choose_records(&views, &segment_of, &generation_of);
     let vector_of = vector_places(&views);
     // Codes are read under the commit's steps: a store with codes and no steps lost them.
     if commit.steps.is_empty() {
@@ -231,6 +231,7 @@ pub(super) fn restore_v2(
         keep_loadable(
             l,
             &mut records,
+            &mut chosen,
             &mut record_chunk,
             &mut homes,
             &mut vector_at,
@@ -401,10 +402,13 @@ fn bound_gaps(l: &mut Lenient, views: &[SegmentView], chunks: &[(usize, String, 
 }
 
 /// Drops what a plain open would refuse among salvaged records: a second record of one id
-/// (the newest is kept) and parents that were lost (noted in `detached`).
+/// (the newest is kept) and parents that were lost (noted in `detached`). The lists parallel
+/// to the records lose the same entries: `chosen` too, by which each slot reads its stored
+/// text analysis.
 fn keep_loadable(
     l: &mut Lenient,
     records: &mut Vec<Record>,
+    chosen: &mut Vec<(u32, u32)>,
     record_chunk: &mut Vec<u32>,
     homes: &mut Vec<u64>,
     vector_at: &mut Vec<(u32, u32)>,
@@ -420,6 +424,7 @@ fn keep_loadable(
         .collect();
     drop(newest);
     retain_by(records, &keep);
+    retain_by(chosen, &keep);
     retain_by(record_chunk, &keep);
     retain_by(homes, &keep);
     retain_by(vector_at, &keep);
