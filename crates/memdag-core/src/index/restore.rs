@@ -282,7 +282,7 @@ impl SearchIndex {
         if let (Some((codes, inv_norm)), Some(level)) = (vectors.codes(slot), level) {
             let h = &mut self.vectors.hnsw;
             if h.vecs.quantizer().is_some() && codes.len() == h.dim {
-                let row = rows.as_ref().and(vectors.code_row(slot));
+                let row = rows.as_ref().and_then(|_| vectors.code_row(slot));
                 let node = h.push_node_codes(r.seq, codes, inv_norm, level, row.is_some());
                 if let Some(rows) = rows {
                     rows.push(row.unwrap_or(u32::MAX));

@@ -38,7 +38,9 @@ fn usable(view: &TextView) -> bool {
 
 impl<'a> ChunkText<'a> {
     /// The analyses of a chunk's view, read in place, with their terms interned in `index`;
-    /// `None` without any of this build's version.
+    /// `None` without any of this build's version. A call a chunk, out of the restore's one
+    /// long call, so that a wasm engine optimizes it within the open (see `restore_v2`).
+    #[inline(never)]
     pub(super) fn in_view(view: &SegmentView<'a>, index: &mut InvertedIndex) -> Option<Self> {
         let text = view.text.as_ref().filter(|t| usable(t))?;
         Some(ChunkText {
@@ -49,7 +51,8 @@ impl<'a> ChunkText<'a> {
 
     /// The analyses of a TEXT section held apart (empty for a chunk without one), with their
     /// terms interned in `index`. Fails as a chunk's parse does when the section's header or
-    /// dictionary is malformed.
+    /// dictionary is malformed. Not inlined, as [`ChunkText::in_view`].
+    #[inline(never)]
     pub(super) fn apart(
         key: &str,
         section: Vec<u8>,

@@ -76,15 +76,12 @@ impl VectorSource for SegmentVectors<'_> {
         match self.at.get(slot as usize) {
             Some(&(vi, vx)) if vx != u32::MAX && vx & CODED != 0 => {
                 let (codes, inv_norm) = self.views[vi as usize].codes((vx & !CODED) as usize);
-                match (&self.pool, self.pool_row(vi, vx)) {
-                    (Some(pool), Some(row)) => {
-                        let at = row as usize * pool.dim;
-                        Some((pool.codes.get(at..at + pool.dim)?, inv_norm))
-                    }
-                    // Moved to a pool the restore has taken.
-                    (None, _) if codes.is_empty() => None,
-                    _ => Some((codes, inv_norm)),
-                }
+                let Some(pool) = &self.pool else {
+                    // Empty when moved to a pool the restore has taken.
+                    return (!codes.is_empty()).then_some((codes, inv_norm));
+                };
+                let at = self.pool_row(vi, vx)? as usize * pool.dim;
+                Some((pool.codes.get(at..at + pool.dim)?, inv_norm))
             }
             _ => None,
         }
