@@ -361,10 +361,18 @@ fn break_first_text_entry(chunk: &mut [u8]) -> bool {
     false
 }
 
-/// The store's keys with one chunk's TEXT section malformed, the rest intact: the chunk is
-/// framed and sealed again, and `head` states no segment checksums (as a store written before
-/// format v4), so that only the text analyses are wrong. Returns the part's key.
+/// The store's keys with one chunk's TEXT section malformed, the rest intact (see
+/// [`with_first_chunk_changed`]). Returns the part's key.
 fn with_malformed_text(kv: &Kv) -> (Kv, String) {
+    with_first_chunk_changed(kv, |chunk| {
+        assert!(break_first_text_entry(chunk), "the chunk has text analyses");
+    })
+}
+
+/// The store's keys with the first chunk of its first segment part changed by `change`: the
+/// chunk is framed and sealed again, and `head` states no segment checksums (as a store
+/// written before format v4), so that only what `change` did is wrong. Returns the part's key.
+fn with_first_chunk_changed(kv: &Kv, change: impl FnOnce(&mut Vec<u8>)) -> (Kv, String) {
     use memdag_core::block::{frames, push_frame};
     use memdag_core::envelope::{open, seal, Kind};
     let mut kv = kv.clone();
@@ -380,10 +388,7 @@ fn with_malformed_text(kv: &Kv) -> (Kv, String) {
         .into_iter()
         .map(<[u8]>::to_vec)
         .collect();
-    assert!(
-        break_first_text_entry(&mut chunks[0]),
-        "the chunk has text analyses"
-    );
+    change(&mut chunks[0]);
     let mut rebuilt = body[..PART_HEADER].to_vec();
     for c in &chunks {
         push_frame(&mut rebuilt, c);
@@ -466,4 +471,53 @@ fn a_malformed_text_section_is_refused_by_name_and_salvaged_whole() {
         ..q
     };
     assert_eq!(salvaged.search(&q).unwrap()[0].id, "t0");
+}
+
+/// A CODES section (tag 12) whose count claims more vectors than it holds, its chunk framed
+/// and sealed again (see [`with_malformed_text`]): an owned open sizes its buffer of codes
+/// from that count, so both opens must refuse the part by name, allocating nothing for it.
+#[test]
+fn a_code_block_claiming_more_than_it_holds_is_refused_by_name() {
+    use memdag_core::index::vecstore::{Precision, VectorSettings};
+    let mut s = Store::new();
+    s.set_vector_settings(VectorSettings {
+        precision: Precision::Int8,
+        train: 16,
+    })
+    .unwrap();
+    for i in 0..40 {
+        let mut t = turn(&format!("t{i}"), "main", &format!("turn {i}"), &[]);
+        t.embedding = Some(
+            (0..8)
+                .map(|d| ((i * 7 + d * 3) % 11) as f32 - 5.0)
+                .collect(),
+        );
+        s.add_turn(t).unwrap();
+    }
+    let mut kv = Kv::new();
+    apply(&mut kv, &mut s);
+    // The first chunk's CODES section: its count (after the dimension) made huge.
+    let (kv, key) = with_first_chunk_changed(&kv, |chunk| {
+        let mut at = 0;
+        let mut found = false;
+        while at + 5 <= chunk.len() {
+            let len = u32::from_le_bytes(chunk[at + 1..at + 5].try_into().unwrap()) as usize;
+            if chunk[at] == 12 {
+                chunk[at + 9..at + 13].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+                found = true;
+            }
+            at += 5 + len;
+        }
+        assert!(found, "the chunk has codes");
+    });
+    match load(&kv, false) {
+        Err(memdag_core::Error::CorruptData { key: k, reason }) => {
+            assert_eq!(k, key);
+            assert!(
+                reason.starts_with("code block has the wrong length"),
+                "{reason}"
+            );
+        }
+        other => panic!("expected CorruptData, got {:?}", other.map(|s| s.len())),
+    }
 }

@@ -24,8 +24,9 @@ pub struct SplitChunk<'b> {
     pub text: &'b [u8],
 }
 
-/// The vectors a chunk holds, by its section headers alone: the dimension and count of its
-/// CODES section (0 and 0 without one), and whether it has a VECTORS section.
+/// The vectors a chunk holds, by its section headers: the dimension and count of its CODES
+/// section (0 and 0 without one), which must be as long as they say, and whether it has a
+/// VECTORS section.
 pub fn chunk_codes(key: &str, body: &[u8]) -> Result<(usize, usize, bool)> {
     let (mut dim, mut count, mut vectors) = (0, 0, false);
     let mut at = 0;
@@ -33,7 +34,11 @@ pub fn chunk_codes(key: &str, body: &[u8]) -> Result<(usize, usize, bool)> {
         let (tag, bytes, next) = next_section(key, body, at)?;
         if tag == VECTORS {
             vectors = true;
-        } else if tag == CODES && bytes.len() >= 8 {
+        } else if tag == CODES {
+            // Checked as the chunk's parse checks it, so that the count sizes nothing the
+            // section does not hold.
+            code_header_len(bytes)
+                .ok_or_else(|| corrupt(key, "code block has the wrong length"))?;
             dim = u32::from_le_bytes(bytes[0..4].try_into().expect("4")) as usize;
             count = u32::from_le_bytes(bytes[4..8].try_into().expect("4")) as usize;
         }

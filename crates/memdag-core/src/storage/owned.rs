@@ -225,7 +225,8 @@ fn digest(
     let mut digested = Digested {
         records: Vec::with_capacity(chunks.len()),
         pool: pool.map(|(dim, rows)| CodePool {
-            codes: Vec::with_capacity(dim * rows),
+            // At most the bytes of the CODES sections, each checked in the plan.
+            codes: Vec::with_capacity(dim.saturating_mul(rows)),
             dim,
             first_row: Vec::with_capacity(chunks.len()),
         }),
