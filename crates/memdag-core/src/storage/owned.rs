@@ -221,15 +221,18 @@ fn digest(
             owned[vi].1 = Ok(Vec::new());
         }
     }
-    let mut kept: Kept = Vec::with_capacity(chunks.len());
-    let mut digested = Digested {
-        records: Vec::with_capacity(chunks.len()),
-        pool: pool.map(|(dim, rows)| CodePool {
-            // At most the bytes of the CODES sections, each checked in the plan.
-            codes: Vec::with_capacity(dim.saturating_mul(rows)),
+    let pool = match pool {
+        Some((dim, rows)) => Some(CodePool {
+            codes: codes_buffer(dim, rows)?,
             dim,
             first_row: Vec::with_capacity(chunks.len()),
         }),
+        None => None,
+    };
+    let mut kept: Kept = Vec::with_capacity(chunks.len());
+    let mut digested = Digested {
+        records: Vec::with_capacity(chunks.len()),
+        pool,
         texts: Vec::with_capacity(chunks.len()),
     };
     for (ci, (si, key, place)) in chunks.into_iter().enumerate() {
@@ -250,6 +253,24 @@ fn digest(
         kept.push((si, key, ChunkBytes::Joined(rest)));
     }
     Ok((kept, digested))
+}
+
+/// The empty buffer for `rows` codes of `dim`: at most the bytes of the CODES sections, each
+/// checked in the plan. It is the open's largest allocation, made while every value is still
+/// held, so the one a memory cap refuses first (a Worker's, at about 100k records): that
+/// fails the open with [`Error::Storage`], where an allocation that cannot fail would abort
+/// the wasm instance.
+fn codes_buffer(dim: usize, rows: usize) -> Result<Vec<i8>> {
+    let bytes = dim.saturating_mul(rows);
+    let mut codes = Vec::new();
+    codes.try_reserve_exact(bytes).map_err(|_| Error::Storage {
+        message: std::format!(
+            "out of memory: opening the store holds its stored values and, beside them, its \
+             int8 vectors in one buffer of {:.1} MiB, which could not be allocated",
+            bytes as f64 / 1048576.0
+        ),
+    })?;
+    Ok(codes)
 }
 
 /// Takes a chunk's records, and its codes when they go to the pool, into `digested`; returns
