@@ -12,6 +12,10 @@
 //! flush's list of deletions. What runs every turn (recall, learning) and what is measured
 //! (the open, BM25 and vector search, the graph's inserts) keeps the standard sorts.
 //!
+//! The permutation that puts the elements in place, a walk over its cycles ([`permute_by`]),
+//! holds nothing but the order and runs once per element, so it also serves the open: it
+//! reorders the rows of int8 codes the vector index takes (see `index::vecstore`).
+//!
 //! This module knows nothing of the store; it imports nothing from the crate.
 
 // Without `std` only the store's own sort is compiled in.
@@ -77,11 +81,18 @@ fn stable_order(n: usize, after: &mut dyn FnMut(u32, u32) -> bool) -> Vec<u32> {
     from
 }
 
-/// Puts `v` in `order` (`order[i]` is the index of the element that goes to `i`), walking
-/// each cycle of the permutation with swaps. `order` marks each place done by pointing it at
-/// itself, so a cycle met again from a later start ends at once.
-fn permute<T>(v: &mut [T], mut order: Vec<u32>) {
-    for start in 0..v.len() {
+/// Puts `v` in `order` (`order[i]` is the index of the element that goes to `i`).
+fn permute<T>(v: &mut [T], order: Vec<u32>) {
+    permute_by(order, |a, b| v.swap(a, b));
+}
+
+/// Puts a sequence in `order` (`order[i]` is the index of the element that goes to `i`, a
+/// permutation of `0..order.len()`), walking each cycle of the permutation with `swap(a, b)`
+/// of two distinct places: for elements a slice cannot hold, as the rows of a buffer. `order`
+/// marks each place done by pointing it at itself, so a cycle met again from a later start
+/// ends at once.
+pub(crate) fn permute_by(mut order: Vec<u32>, mut swap: impl FnMut(usize, usize)) {
+    for start in 0..order.len() {
         let mut at = start;
         loop {
             let next = order[at] as usize;
@@ -89,7 +100,7 @@ fn permute<T>(v: &mut [T], mut order: Vec<u32>) {
             if next == start {
                 break;
             }
-            v.swap(at, next);
+            swap(at, next);
             at = next;
         }
     }

@@ -252,9 +252,7 @@ impl NodeVectors {
         if !self.has_codes() || dim == 0 || rows.len() != self.nodes {
             return;
         }
-        let pool_rows = pool.len() / dim;
-        let valid = |&r: &u32| (r as usize) < pool_rows;
-        if self.codes.is_empty() && rows.iter().all(valid) && gather_rows(&mut pool, dim, rows) {
+        if self.codes.is_empty() && gather_rows(&mut pool, dim, rows) {
             pool.truncate(rows.len() * dim);
             pool.shrink_to_fit();
             self.codes = pool;
@@ -538,10 +536,10 @@ fn touch_rows<T>(rows: &[T], dim: usize, nodes: &[u32], byte: impl Fn(&T) -> u8)
 }
 
 /// Reorders `pool`, rows of `dim` bytes, in place so that row `n` holds what row `rows[n]`
-/// held, for every `n` (the rows past `rows.len()` end in any order). Each row is moved once,
-/// along the cycles of the permutation that also sends the rows no one names to the places
-/// past `rows.len()`. False, with `pool` unchanged, when `rows` names a row twice or one past
-/// the pool.
+/// held, for every `n` (the rows past `rows.len()` end in any order). Each row is moved along
+/// the cycles of the permutation that also sends the rows no one names to the places past
+/// `rows.len()` ([`crate::sort::permute_by`]). False, with `pool` unchanged, when `rows` names
+/// a row twice or one past the pool.
 fn gather_rows(pool: &mut [i8], dim: usize, rows: &[u32]) -> bool {
     let total = pool.len() / dim;
     // The row each place takes: `rows` first, then the rows no one names, in order.
@@ -555,27 +553,11 @@ fn gather_rows(pool: &mut [i8], dim: usize, rows: &[u32]) -> bool {
         source.push(r);
     }
     source.extend((0..total as u32).filter(|&r| !named[r as usize]));
-    let mut done = named;
-    done.iter_mut().for_each(|d| *d = false);
-    let mut held = vec![0i8; dim];
-    for start in 0..total {
-        if done[start] || source[start] as usize == start {
-            done[start] = true;
-            continue;
-        }
-        held.copy_from_slice(&pool[start * dim..(start + 1) * dim]);
-        let mut at = start;
-        loop {
-            done[at] = true;
-            let from = source[at] as usize;
-            if from == start {
-                pool[at * dim..(at + 1) * dim].copy_from_slice(&held);
-                break;
-            }
-            pool.copy_within(from * dim..(from + 1) * dim, at * dim);
-            at = from;
-        }
-    }
+    crate::sort::permute_by(source, |a, b| {
+        let (low, high) = (a.min(b), a.max(b));
+        let (before, after) = pool.split_at_mut(high * dim);
+        before[low * dim..(low + 1) * dim].swap_with_slice(&mut after[..dim]);
+    });
     true
 }
 

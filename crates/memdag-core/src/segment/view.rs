@@ -231,13 +231,8 @@ impl<'e> TextEntries<'e> {
     }
 
     /// The bytes of the entries.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.bytes.len()
-    }
-
-    /// Whether there are no entries.
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
     }
 
     /// Reads the entry of record `ri` into `sink`, reading on from `cursor` (past the entries
@@ -304,15 +299,15 @@ impl<'e> TextEntries<'e> {
 }
 
 impl<'a> SegmentView<'a> {
-    /// Decodes a chunk; `key` (its first part) is named in errors. Not inlined, as the steps
-    /// of opening a store are not (see `load_v2` in [`crate::storage`]).
+    /// Decodes a chunk; `key` (its first part) is named in errors.
     pub fn parse(key: &str, body: &'a [u8]) -> Result<Self> {
         SegmentView::parse_with_records(key, body, Vec::new(), false)
     }
 
     /// As [`SegmentView::parse`], for the rest of a chunk split by [`split_records`]:
     /// `records` are its RECORDS section's records, in order, and `codes_moved` says that its
-    /// CODES section lacks the codes (then [`SegmentView::codes`] gives none).
+    /// CODES section lacks the codes (then [`SegmentView::codes`] gives none). Not inlined, as
+    /// the steps of opening a store are not (see `load_v2` in [`crate::storage`]).
     #[inline(never)]
     pub fn parse_with_records(
         key: &str,
