@@ -133,6 +133,17 @@ fn v1_image_without_graph(store: &Store) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// Applies a change set to the host's map of stored values, as every host does: a value is
+/// written, a `None` deletes its key.
+pub fn apply_changes(stored: &mut BTreeMap<String, Vec<u8>>, changes: Vec<Change>) {
+    for c in changes {
+        match c.value {
+            Some(v) => stored.insert(c.key, v),
+            None => stored.remove(&c.key),
+        };
+    }
+}
+
 /// The p-th percentile (0..=100) of unsorted samples.
 pub fn percentile(samples: &[f64], p: f64) -> f64 {
     if samples.is_empty() {
@@ -325,14 +336,11 @@ pub fn measure(
     let mut stored: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let write = |stored: &mut BTreeMap<String, Vec<u8>>, changes: Vec<Change>| {
         let (mut keys, mut bytes) = (0usize, 0usize);
-        for c in changes {
+        for c in &changes {
             keys += 1;
             bytes += c.key.len() + c.value.as_ref().map_or(0, Vec::len);
-            match c.value {
-                Some(v) => stored.insert(c.key, v),
-                None => stored.remove(&c.key),
-            };
         }
+        apply_changes(stored, changes);
         (keys, bytes)
     };
     write(&mut stored, built.store.take_changes().expect("changes"));

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use memdag_bench::counting::{refusing_larger_than, Counting};
+use memdag_bench::workload::apply_changes;
 use memdag_core::index::vecstore::{Precision, VectorSettings};
 use memdag_core::{NewTurn, Store};
 
@@ -39,11 +40,7 @@ fn an_owned_open_without_room_for_its_codes_fails_with_storage_and_loses_nothing
             .unwrap();
     }
     let mut kv = BTreeMap::new();
-    for c in store.take_changes().unwrap() {
-        if let Some(v) = c.value {
-            kv.insert(c.key, v);
-        }
-    }
+    apply_changes(&mut kv, store.take_changes().unwrap());
     drop(store);
     let entries: Vec<(String, Vec<u8>)> = kv.clone().into_iter().collect();
     // 3,000 rows of 32 codes: 96,000 bytes in one buffer; every other allocation of the

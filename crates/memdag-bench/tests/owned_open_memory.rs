@@ -6,7 +6,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use memdag_bench::corpus::Rng;
 use memdag_bench::counting::{peak_of, Counting};
+use memdag_bench::workload::apply_changes;
 use memdag_core::segment::{decode_commit, read_chunks};
 use memdag_core::{NewTurn, Record, Store};
 
@@ -18,16 +20,6 @@ fn dump(store: &Store) -> Vec<Record> {
     let mut records: Vec<Record> = store.iter().cloned().collect();
     records.sort_by(|a, b| a.id.cmp(&b.id));
     records
-}
-
-/// Applies the store's change set to `kv`, as a host would.
-fn apply(kv: &mut BTreeMap<String, Vec<u8>>, store: &mut Store) {
-    for c in store.take_changes().unwrap() {
-        match c.value {
-            Some(v) => kv.insert(c.key, v),
-            None => kv.remove(&c.key),
-        };
-    }
 }
 
 /// The bytes of the RECORDS sections (tag 1) of every chunk the store's commit names.
@@ -53,21 +45,16 @@ fn records_section_bytes(kv: &HashMap<String, Vec<u8>>) -> usize {
 
 #[test]
 fn an_owned_open_peaks_below_a_borrowing_one_by_the_records_it_freed() {
-    // A seeded generator (xorshift), for words and vectors.
-    let mut state = 0x5eed_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Rng(0x5eed);
     let mut kv = BTreeMap::new();
     let mut store = Store::new();
     store.set_part_bytes(16 * 1024);
     for i in 0..3000 {
-        let words: Vec<String> = (0..12).map(|_| format!("w{}", next() % 5000)).collect();
+        let words: Vec<String> = (0..12)
+            .map(|_| format!("w{}", rng.next_u64() % 5000))
+            .collect();
         let vector: Vec<f32> = (0..32)
-            .map(|_| (next() % 2001) as f32 / 1000.0 - 1.0)
+            .map(|_| (rng.next_u64() % 2001) as f32 / 1000.0 - 1.0)
             .collect();
         store
             .add_turn(NewTurn {
@@ -80,10 +67,10 @@ fn an_owned_open_peaks_below_a_borrowing_one_by_the_records_it_freed() {
             .unwrap();
         // A few flushes, so the store has several segments.
         if i % 1000 == 999 {
-            apply(&mut kv, &mut store);
+            apply_changes(&mut kv, store.take_changes().unwrap());
         }
     }
-    apply(&mut kv, &mut store);
+    apply_changes(&mut kv, store.take_changes().unwrap());
     let expected = dump(&store);
     drop(store);
     let kv: HashMap<String, Vec<u8>> = kv.into_iter().collect();
