@@ -47,6 +47,16 @@ impl IdIndex {
         self.table.reserve(more, |&(h, _)| h);
     }
 
+    /// Makes room for `more` further ids, or fails with [`crate::Error::Storage`] when the
+    /// memory refuses it (an open's, see `crate::room`).
+    #[cfg(feature = "std")]
+    pub(crate) fn try_reserve(&mut self, more: usize) -> crate::Result<()> {
+        self.table.try_reserve(more, |&(h, _)| h).map_err(|_| {
+            let bytes = more.saturating_mul(core::mem::size_of::<(u64, Slot)>() + 1);
+            crate::room::out_of_memory("its index of record ids", bytes)
+        })
+    }
+
     fn hash(&self, id: &str) -> u64 {
         self.hasher.hash_one(id)
     }

@@ -48,6 +48,8 @@ pub mod importance;
 #[cfg(feature = "std")]
 pub mod index;
 pub mod keys;
+#[cfg(feature = "std")]
+pub(crate) mod room;
 pub mod scope;
 mod slots;
 mod sort;

@@ -621,7 +621,7 @@ impl Store {
         // In sequence order, so the last record has the highest number.
         let max_seq = records.last().map_or(0, |r| r.seq + 1);
         store.slots = Slots::from_records(records);
-        store.by_id.reserve(store.slots.len());
+        store.by_id.try_reserve(store.slots.len())?;
         for slot in 0..store.slots.len() as Slot {
             if !store.index_loaded(slot) {
                 return Err(Error::CorruptData {

@@ -30,6 +30,7 @@ use std::borrow::Cow;
 
 use super::vecstore::{NodeBase, NodeVectors, Query, VectorSettings};
 use super::walk::{Near, Visited};
+use crate::room;
 
 /// A level value marking a deleted node.
 pub const FREE: u8 = u8::MAX;
@@ -188,12 +189,14 @@ impl Hnsw {
 
     /// Makes room for `nodes` more nodes of `dim` floats, so a restore grows nothing (their
     /// codes aside when they come in a pool, see [`super::vecstore::NodeVectors::adopt_codes`]).
-    pub(super) fn reserve(&mut self, nodes: usize, pooled: bool) {
-        self.vecs.reserve(nodes, pooled);
-        self.keys.reserve(nodes);
-        self.levels.reserve(nodes);
-        self.links0.reserve(nodes * self.m0());
-        self.len0.reserve(nodes);
+    /// Fails with [`crate::Error::Storage`] when the memory refuses it (see `crate::room`).
+    pub(super) fn reserve(&mut self, nodes: usize, pooled: bool) -> crate::Result<()> {
+        self.vecs.reserve(nodes, pooled)?;
+        room::reserve(&mut self.keys, nodes, "its graph's nodes")?;
+        room::reserve(&mut self.levels, nodes, "its graph's nodes")?;
+        let links = nodes.saturating_mul(self.m0());
+        room::reserve(&mut self.links0, links, "its graph's links")?;
+        room::reserve(&mut self.len0, nodes, "its graph's links")
     }
 
     /// Appends a node without linking it; returns its id. Used by insert and by restore.

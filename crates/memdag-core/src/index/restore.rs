@@ -108,7 +108,7 @@ impl SearchIndex {
         graph: &dyn GraphSource,
         text: InvertedIndex,
         stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
-    ) -> Vec<u32> {
+    ) -> crate::Result<Vec<u32>> {
         let mut idx = SearchIndex {
             auto_embed: self.auto_embed(),
             text,
@@ -124,7 +124,7 @@ impl SearchIndex {
         let mut restored: Vec<u32> = Vec::new();
         let mut missing: Vec<(Slot, Vec<f32>)> = Vec::new();
         let pooled = vectors.has_pool() && idx.vectors.hnsw.vecs.has_codes();
-        idx.vectors.hnsw.reserve(vectors.count(), pooled);
+        idx.vectors.hnsw.reserve(vectors.count(), pooled)?;
         // While the codes come in a pool: each node's row in it (`u32::MAX` for a node pushed
         // with its codes), and whether a record's vector in it stays outside the index, to be
         // read from the source after the restore (see `restore_search`).
@@ -151,13 +151,13 @@ impl SearchIndex {
         }
         let h = &mut idx.vectors.hnsw;
         let by_seq = SeqMap::new(restored.iter().map(|&n| (h.keys[n as usize], n)));
-        let mut linker = Linker::new(h.keys.len());
+        let mut linker = Linker::new(h.keys.len())?;
         for &node in &restored {
             linker.restore(h, node, graph, &by_seq);
         }
         let inserted = insert_missing(&mut idx, slots, missing);
         *self = idx;
-        inserted
+        Ok(inserted)
     }
 }
 
@@ -205,13 +205,13 @@ struct Linker {
 }
 
 impl Linker {
-    fn new(nodes: usize) -> Self {
-        Linker {
+    fn new(nodes: usize) -> crate::Result<Self> {
+        Ok(Linker {
             found: Vec::new(),
             ids: Vec::new(),
-            taken: vec![0; nodes],
+            taken: crate::room::filled(0, nodes, "its graph's link marks")?,
             mark: 0,
-        }
+        })
     }
 
     /// A call per node, as `restore_slot`, so that the engine optimizes it early.
@@ -411,14 +411,16 @@ mod tests {
         let many: Vec<(u8, u64)> = (2..n).map(|i| (0, seq(i as u32))).collect();
         nodes.insert(seq(1), (0, many));
         let mut index = SearchIndex::default();
-        let inserted = index.restore(
-            &slots,
-            4,
-            &mut Vectors(n as usize),
-            &Graph(nodes),
-            InvertedIndex::default(),
-            &mut |_, _| false,
-        );
+        let inserted = index
+            .restore(
+                &slots,
+                4,
+                &mut Vectors(n as usize),
+                &Graph(nodes),
+                InvertedIndex::default(),
+                &mut |_, _| false,
+            )
+            .unwrap();
         assert!(inserted.is_empty(), "every node is stored");
         let h = &index.vectors.hnsw;
         assert_eq!(h.links(0, 0), &[3, 2, 1]);

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::distance::{dot, scaled_similarity};
 use super::quant::{dot_codes, Quantizer, QueryCodes};
+use crate::room;
 
 /// How many vectors train the steps.
 pub const TRAIN: usize = 1024;
@@ -169,18 +170,21 @@ impl NodeVectors {
     }
 
     /// Makes room for `nodes` more nodes; for their codes too unless they come in a pool
-    /// ([`NodeVectors::adopt_codes`]).
-    pub fn reserve(&mut self, nodes: usize, pooled: bool) {
-        self.inv_norms.reserve(nodes);
+    /// ([`NodeVectors::adopt_codes`]). Fails with [`crate::Error::Storage`] when the memory
+    /// refuses it (an open's, see `crate::room`), having reserved part of it at most.
+    pub fn reserve(&mut self, nodes: usize, pooled: bool) -> crate::Result<()> {
+        let values = nodes.saturating_mul(self.dim);
+        room::reserve(&mut self.inv_norms, nodes, "its vectors' norms")?;
         if self.has_f32() {
-            self.f32s.reserve(nodes * self.dim);
+            room::reserve(&mut self.f32s, values, "its f32 vectors")?;
         }
         if self.has_codes() {
             if !pooled {
-                self.codes.reserve(nodes * self.dim);
+                room::reserve(&mut self.codes, values, "its int8 vectors")?;
             }
-            self.code_inv.reserve(nodes);
+            room::reserve(&mut self.code_inv, nodes, "its int8 vectors' norms")?;
         }
+        Ok(())
     }
 
     /// Appends a node's vector of `dim` floats with its inverse norm.

@@ -23,6 +23,7 @@ use crate::index::postings::{InvertedIndex, PendingPostings};
 use crate::index::restore::{GraphSource, SeqMap};
 use crate::keys;
 use crate::record::Record;
+use crate::room;
 use crate::segment::{ChunkBytes, EntrySink, SegmentView, TextCursor};
 use crate::store::Store;
 use memdag_types::Slot;
@@ -227,7 +228,7 @@ pub(super) fn restore_v2(
         mut record_chunk,
         mut homes,
         mut vector_at,
-    } = take_chosen(&mut views, &chosen, &generation_of, vector_of);
+    } = take_chosen(&mut views, &chosen, &generation_of, vector_of)?;
     if let Some(l) = lenient.as_deref_mut() {
         keep_loadable(
             l,
@@ -338,7 +339,7 @@ pub(super) fn restore_v2(
         &graph,
         text_index,
         &mut stored_text,
-    );
+    )?;
     for &vi in &malformed_text {
         let key = &chunks[vi].1;
         let reason = "text section malformed";
@@ -482,6 +483,7 @@ fn vector_places(views: &[SegmentView]) -> Vec<Vec<u32>> {
 }
 
 /// The chosen records, taken out of their chunks' views, in order.
+#[derive(Default)]
 struct Taken {
     records: Vec<Record>,
     /// Each record's chunk.
@@ -500,7 +502,7 @@ fn take_chosen(
     chosen: &[(u32, u32)],
     generation_of: &[u64],
     vector_of: Vec<Vec<u32>>,
-) -> Taken {
+) -> Result<Taken> {
     let mut taken: Vec<Vec<Option<Record>>> = views
         .iter_mut()
         .map(|v| {
@@ -510,12 +512,12 @@ fn take_chosen(
                 .collect()
         })
         .collect();
-    let mut out = Taken {
-        records: Vec::with_capacity(chosen.len()),
-        record_chunk: Vec::with_capacity(chosen.len()),
-        homes: Vec::with_capacity(chosen.len()),
-        vector_at: Vec::with_capacity(chosen.len()),
-    };
+    let n = chosen.len();
+    let mut out = Taken::default();
+    room::reserve(&mut out.records, n, "its records")?;
+    room::reserve(&mut out.record_chunk, n, "the records' places")?;
+    room::reserve(&mut out.homes, n, "the records' places")?;
+    room::reserve(&mut out.vector_at, n, "the vectors' places")?;
     for &(vi, ri) in chosen {
         let (vi, ri) = (vi as usize, ri as usize);
         let Some(r) = taken[vi][ri].take() else {
@@ -526,7 +528,7 @@ fn take_chosen(
         out.homes.push(generation_of[vi]);
         out.vector_at.push((vi as u32, vector_of[vi][ri]));
     }
-    out
+    Ok(out)
 }
 
 /// The graph nodes of every chunk: the newest stored form of each sequence number. A

@@ -44,6 +44,7 @@ use crate::commit::Warning;
 use crate::error::{Error, Result};
 use crate::keys::HEAD_KEY;
 use crate::part::ChunkBytes;
+use crate::room;
 use crate::segment::{as_codes, chunk_codes, split_records, Commit};
 use crate::store::Store;
 
@@ -258,18 +259,14 @@ fn digest(
 /// The empty buffer for `rows` codes of `dim`: at most the bytes of the CODES sections, each
 /// checked in the plan. It is the open's largest allocation, made while every value is still
 /// held, so the one a memory cap refuses first (a Worker's, at about 100k records): that
-/// fails the open with [`Error::Storage`], where an allocation that cannot fail would abort
-/// the wasm instance.
+/// fails the open with [`Error::Storage`] (see [`crate::room`]).
 fn codes_buffer(dim: usize, rows: usize) -> Result<Vec<i8>> {
-    let bytes = dim.saturating_mul(rows);
     let mut codes = Vec::new();
-    codes.try_reserve_exact(bytes).map_err(|_| Error::Storage {
-        message: std::format!(
-            "out of memory: opening the store holds its stored values and, beside them, its \
-             int8 vectors in one buffer of {:.1} MiB, which could not be allocated",
-            bytes as f64 / 1048576.0
-        ),
-    })?;
+    room::reserve(
+        &mut codes,
+        dim.saturating_mul(rows),
+        "its int8 vectors in one buffer, beside every stored value",
+    )?;
     Ok(codes)
 }
 

@@ -3,6 +3,7 @@
 
 use std::vec::Vec;
 
+use crate::error::Result;
 use crate::index::postings::InvertedIndex;
 use crate::index::restore::{GraphSource, VectorSource};
 use crate::record::Record;
@@ -31,6 +32,8 @@ impl VectorSource for RecordVectors {
 /// Restores the search indexes of a loaded store (see [`crate::index::SearchIndex::restore`]).
 /// Afterwards a record whose vector the index took holds none, and one whose stored vector
 /// the index refused (of another dimension, say) holds it, so no vector is kept twice or lost.
+/// Fails with [`crate::Error::Storage`] when the memory refuses the indexes' largest arrays
+/// (see [`crate::room`]).
 pub(super) fn restore_search(
     store: &mut Store,
     dimension: usize,
@@ -38,9 +41,9 @@ pub(super) fn restore_search(
     graph: &dyn GraphSource,
     text: InvertedIndex,
     stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
-) -> Vec<u32> {
+) -> Result<Vec<u32>> {
     let mut search = core::mem::take(&mut store.search);
-    let inserted = search.restore(&store.slots, dimension, vectors, graph, text, stored_text);
+    let inserted = search.restore(&store.slots, dimension, vectors, graph, text, stored_text)?;
     let mut buffer = Vec::new();
     for (slot, r) in store.slots.live_mut() {
         if search.vectors.node_of(slot).is_some() {
@@ -53,5 +56,5 @@ pub(super) fn restore_search(
         }
     }
     store.search = search;
-    inserted
+    Ok(inserted)
 }

@@ -95,7 +95,7 @@ pub(super) fn load_v1(values: &Values) -> Result<Store> {
         &V1Graph(by_seq),
         InvertedIndex::default(),
         &mut |_, _| false,
-    );
+    )?;
     store.persist.full_rewrite =
         !store.is_empty() || !store.blobs.is_empty() || !orphans.is_empty();
     store.persist.orphans = orphans;

@@ -1,0 +1,41 @@
+//! Room for an open's largest arrays, reserved so that a memory cap refuses them with an
+//! error rather than an abort.
+//!
+//! An allocation that fails in Rust aborts, and in wasm an abort traps: the instance is dead,
+//! and with it every memory the JS face opened in it. A Worker's memory is capped (128 MiB),
+//! and an open of a store that does not fit meets the cap at its largest arrays: the buffer
+//! of int8 codes, the record slots, the graph's node arrays. Each is reserved here, and a
+//! refusal is [`Error::Storage`] ("out of memory", with what and how large), after which the
+//! open frees what it made and the instance goes on. Smaller allocations still abort when
+//! memory runs out between them; these are the ones a cap meets first.
+
+use alloc::format;
+use alloc::vec::Vec;
+
+use crate::error::{Error, Result};
+
+/// Reserves room in `v` for exactly `more` further elements, or fails with
+/// [`out_of_memory`] naming `what`.
+pub(crate) fn reserve<T>(v: &mut Vec<T>, more: usize, what: &str) -> Result<()> {
+    v.try_reserve_exact(more)
+        .map_err(|_| out_of_memory(what, more.saturating_mul(core::mem::size_of::<T>())))
+}
+
+/// `n` copies of `value`, or [`out_of_memory`] naming `what`.
+pub(crate) fn filled<T: Clone>(value: T, n: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    reserve(&mut v, n, what)?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// The error of an allocation of `bytes` for `what` that the memory refused.
+pub(crate) fn out_of_memory(what: &str, bytes: usize) -> Error {
+    Error::Storage {
+        message: format!(
+            "out of memory: opening the store needs {what} of {:.1} MiB, which could not be \
+             allocated",
+            bytes as f64 / 1048576.0
+        ),
+    }
+}
