@@ -7,7 +7,9 @@
 //   POST /open     opens the memory (freeing any open one); its size and the wasm memory
 //   POST /search   body: a search query (JSON); the number of hits and the first id
 //   GET  /memory   the wasm memory's size in bytes (it only grows: the peak so far)
-import { PersistentMemory, KeyValueStorage, workersKv } from '../../pkg/workerd.js';
+//   GET  /fresh    a new memory in the same wasm instance: one turn added and found (an
+//                  instance an abort killed fails every call)
+import { Memory, PersistentMemory, KeyValueStorage, workersKv } from '../../pkg/workerd.js';
 import { initSync } from '../../pkg/dist/memdag_wasm.js';
 
 let memory = null;
@@ -24,6 +26,15 @@ export default {
     try {
       if (pathname === '/ping') return json({});
       if (pathname === '/memory') return json({ wasmBytes: wasmBytes() });
+      if (pathname === '/fresh') {
+        const fresh = new Memory();
+        try {
+          fresh.addTurn({ id: 'fresh-1', thread: 't', input: 'a lighthouse keeper logs the fog' });
+          return json({ first: fresh.search({ text: 'lighthouse', mode: 'bm25', k: 1 })[0]?.id ?? null });
+        } finally {
+          fresh.free();
+        }
+      }
       if (pathname === '/open') {
         memory?.free();
         memory = null;
