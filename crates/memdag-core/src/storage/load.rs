@@ -204,7 +204,7 @@ pub(super) fn restore_v2(
         .iter()
         .map(|&si| commit.segments[si].generation)
         .collect();
-    let (mut chosen, gone_records) = choose_records(&views, &segment_of, &generation_of);
+    let (mut chosen, gone_records) = choose_records(&views, &segment_of, &generation_of)?;
     let vector_of = vector_places(&views);
     // Codes are read under the commit's steps: a store with codes and no steps lost them.
     if commit.steps.is_empty() {
@@ -254,9 +254,10 @@ pub(super) fn restore_v2(
         store.rebuild_item_index();
     }
     restore_uses(&mut store, &views, &generation_of);
+    let with_vectors = vector_at.iter().filter(|a| a.1 != u32::MAX).count();
     let graph = SegmentGraph {
         views: &views,
-        nodes: stored_nodes(&views, &chunks, lenient.as_deref_mut())?,
+        nodes: stored_nodes(&views, &chunks, with_vectors, lenient.as_deref_mut())?,
     };
     // The slot of each chunk's last chosen record: its text is freed once that is read.
     let mut last_slot: Vec<usize> = vec![usize::MAX; views.len()];
@@ -326,7 +327,7 @@ pub(super) fn restore_v2(
     store.search.vectors.set_settings(commit.vectors);
     let mut vectors = SegmentVectors {
         views: &views,
-        count: vector_at.iter().filter(|a| a.1 != u32::MAX).count(),
+        count: with_vectors,
         at: vector_at,
         steps: (!commit.steps.is_empty())
             .then(|| crate::index::quant::Quantizer::from_steps(commit.steps.clone())),
@@ -538,9 +539,13 @@ fn take_chosen(
 fn stored_nodes(
     views: &[SegmentView],
     chunks: &[(usize, String, ChunkBytes)],
+    with_vectors: usize,
     mut lenient: Option<&mut Lenient>,
 ) -> Result<SeqMap<(u32, u8, usize)>> {
+    // About a node a record with a vector: sized so, it grows only past that (older versions
+    // of nodes), not by doubling from empty.
     let mut nodes: Vec<(u64, (u32, u8, usize))> = Vec::new();
+    room::reserve(&mut nodes, with_vectors, "its graph's nodes")?;
     for (vi, view) in views.iter().enumerate() {
         let before = nodes.len();
         let read = view.for_each_node(&chunks[vi].1, |seq, level, offset| {
@@ -559,6 +564,10 @@ fn stored_nodes(
     Ok(SeqMap::new(nodes.iter().copied()))
 }
 
+/// What [`choose_records`] returns: each chosen record's (chunk, index), in sequence order,
+/// and the generation holding each tombstoned sequence number.
+type Chosen = (Vec<(u32, u32)>, BTreeMap<u64, u64>);
+
 /// The chunk and index of the newest version of every live record, in sequence order, and
 /// the tombstones of deleted records with the generation holding them.
 #[inline(never)]
@@ -566,10 +575,13 @@ fn choose_records(
     views: &[SegmentView],
     segment_of: &[usize],
     generation_of: &[u64],
-) -> (Vec<(u32, u32)>, BTreeMap<u64, u64>) {
+) -> Result<Chosen> {
     // Every version of every record as (seq, segment, is-put, chunk, index): the last one of
     // each sequence number, in apply order (tombstones before puts within a segment), wins.
+    // Sized first: grown by doubling, it held up to three times its size at once.
     let mut events: Vec<(u64, u32, bool, u32, u32)> = Vec::new();
+    let versions = views.iter().map(|v| v.gone_records.len() + v.records.len());
+    room::reserve(&mut events, versions.sum(), "the versions of its records")?;
     let mut gone_records: BTreeMap<u64, u64> = BTreeMap::new();
     for (vi, view) in views.iter().enumerate() {
         let si = segment_of[vi] as u32;
@@ -585,14 +597,15 @@ fn choose_records(
         );
     }
     events.sort_unstable_by_key(|&(seq, si, put, _, _)| (seq, si, put));
-    let mut chosen: Vec<(u32, u32)> = Vec::with_capacity(events.len());
+    let mut chosen: Vec<(u32, u32)> = Vec::new();
+    room::reserve(&mut chosen, events.len(), "the places of its records")?;
     for (i, e) in events.iter().enumerate() {
         let last_of_seq = events.get(i + 1).is_none_or(|next| next.0 != e.0);
         if last_of_seq && e.2 {
             chosen.push((e.3, e.4));
         }
     }
-    (chosen, gone_records)
+    Ok((chosen, gone_records))
 }
 
 /// Moves the newest version of every blob and named document into `store`; returns the
