@@ -181,7 +181,7 @@ pub struct EntrySink<'s> {
 
 impl<'a> TextView<'a> {
     /// The section's header and dictionary; `None` when they are malformed. The entries are
-    /// checked as [`TextView::entry`] reads them. Not inlined into [`SegmentView::parse`]: a
+    /// checked as [`TextEntries::entry`] reads them. Not inlined into [`SegmentView::parse`]: a
     /// wasm engine optimizes a small function called once a chunk sooner than the large one
     /// around it (see `restore_v2` in [`crate::storage`]).
     #[inline(never)]
@@ -212,11 +212,6 @@ impl<'a> TextView<'a> {
             terms: self.dict.len() as u64,
             bytes: self.entries,
         }
-    }
-
-    /// Reads the entry of record `ri` into `sink` (see [`TextEntries::entry`]).
-    pub fn entry(&self, cursor: &mut TextCursor, ri: usize, sink: &mut EntrySink) -> Option<()> {
-        self.entries().entry(cursor, ri, sink)
     }
 }
 
@@ -588,7 +583,7 @@ mod tests {
     fn read(view: &TextView, cursor: &mut TextCursor, ri: usize) -> Option<Entry> {
         let (mut lens, mut keys_len) = ([0u32; 2], 0);
         let (mut terms, mut keys) = (Vec::new(), Vec::new());
-        view.entry(
+        view.entries().entry(
             cursor,
             ri,
             &mut EntrySink {
