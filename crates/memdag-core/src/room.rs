@@ -3,8 +3,8 @@
 //!
 //! An allocation that fails in Rust aborts, and in wasm an abort traps: the instance is dead,
 //! and with it every memory the JS face opened in it. A Worker's memory is capped (128 MiB),
-//! and an open of a store that does not fit meets the cap at its largest arrays: the buffer
-//! of int8 codes, the record slots, the graph's node arrays. Each is reserved here, and a
+//! and an open of a store that does not fit meets the cap at its largest arrays: the record
+//! slots, the graph's links and node arrays, the pages of int8 codes. Each is reserved here, and a
 //! refusal is [`Error::Storage`] ("out of memory", with what and how large), after which the
 //! open frees what it made and the instance goes on. Smaller allocations still abort when
 //! memory runs out between them; these are the ones a cap meets first.

@@ -18,7 +18,8 @@
 //!   compressed by [`posting_list`];
 //! - [`vectors`]: the store's vectors (its only copy of them, each with its inverse norm), in
 //!   an incremental [`hnsw`] graph whose links are persisted (see [`restore`]), so opening a
-//!   stored memory never rebuilds the graph;
+//!   stored memory never rebuilds the graph; int8 codes ([`quant`]) are kept in pages of
+//!   [`rows`];
 //! - [`embed`]: the built-in lexical embedder, used when the host gives no vectors and
 //!   [`SearchIndex::set_auto_embed`] is on;
 //! - [`derived`]: the derived keys of a record (user, calendar forms of `created_at`), indexed
@@ -41,6 +42,7 @@ pub mod posting_list;
 pub mod postings;
 pub mod quant;
 pub mod restore;
+pub mod rows;
 pub mod stopwords;
 pub mod threads;
 pub mod topk;

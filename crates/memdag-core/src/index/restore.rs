@@ -59,7 +59,7 @@ pub trait VectorSource {
         None
     }
     /// The pool: taken (the source then has none, and reads no codes) or copied.
-    fn pool(&mut self, _take: bool) -> Option<Vec<i8>> {
+    fn pool(&mut self, _take: bool) -> Option<super::rows::Rows<i8>> {
         None
     }
 }
@@ -124,6 +124,15 @@ impl SearchIndex {
         let mut restored: Vec<u32> = Vec::new();
         let mut missing: Vec<(Slot, Vec<f32>)> = Vec::new();
         let pooled = vectors.has_pool() && idx.vectors.hnsw.vecs.has_codes();
+        // The text first, over every record: the stored analyses it reads are freed as it
+        // goes (an owned open's, see `storage::owned`), so that the graph's arrays, the
+        // largest the restore makes, are sized after that memory is back, not beside it.
+        for (slot, r) in slots.iter().enumerate() {
+            let Some(r) = r else { continue };
+            if !stored_text(slot as Slot, &mut idx.text) {
+                analyze_anew(&mut idx.text, slot as Slot, r);
+            }
+        }
         idx.vectors.hnsw.reserve(vectors.count(), pooled)?;
         // While the codes come in a pool: each node's row in it (`u32::MAX` for a node pushed
         // with its codes), and whether a record's vector in it stays outside the index, to be
@@ -134,9 +143,6 @@ impl SearchIndex {
         for (slot, r) in slots.iter().enumerate() {
             let Some(r) = r else { continue };
             let slot = slot as Slot;
-            if !stored_text(slot, &mut idx.text) {
-                analyze_anew(&mut idx.text, slot, r);
-            }
             let rows = pooled.then_some(&mut rows);
             match idx.restore_slot(slot, r, slots, &mut vector, &*vectors, graph, rows) {
                 Restored::Node(node) => restored.push(node),

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::distance::{dot, scaled_similarity};
 use super::quant::{dot_codes, Quantizer, QueryCodes};
+use super::rows::Rows;
 use crate::room;
 
 /// How many vectors train the steps.
@@ -119,6 +120,11 @@ pub struct NodeBase {
     codes: QueryCodes,
 }
 
+/// Empty rows for codes of `dim` dimensions, as [`NodeVectors`] keeps them.
+pub fn code_rows(dim: usize) -> Rows<i8> {
+    Rows::new(dim, "a page of its int8 vectors")
+}
+
 /// The vectors of the nodes, by node id.
 #[derive(Debug, Default, Clone)]
 pub struct NodeVectors {
@@ -133,8 +139,9 @@ pub struct NodeVectors {
     inv_norms: Vec<f32>,
     /// The trained steps: kept once trained, whatever the precision.
     quant: Option<Quantizer>,
-    /// Each node's codes, `dim` apiece (empty until trained, and at [`Precision::F32`]).
-    codes: Vec<i8>,
+    /// Each node's codes, `dim` apiece (empty until trained, and at [`Precision::F32`]), in
+    /// pages ([`Rows`]: no one allocation the size of them all).
+    codes: Rows<i8>,
     /// The inverse norm of what each node's codes stand for.
     code_inv: Vec<f32>,
 }
@@ -145,6 +152,7 @@ impl NodeVectors {
         NodeVectors {
             dim,
             settings,
+            codes: code_rows(dim),
             ..Default::default()
         }
     }
@@ -180,7 +188,7 @@ impl NodeVectors {
         }
         if self.has_codes() {
             if !pooled {
-                room::reserve(&mut self.codes, values, "its int8 vectors")?;
+                self.codes.try_reserve(nodes)?;
             }
             room::reserve(&mut self.code_inv, nodes, "its int8 vectors' norms")?;
         }
@@ -199,11 +207,10 @@ impl NodeVectors {
         if self.has_codes() {
             let q = self.quant.as_ref().expect("codes have steps");
             let unit: Vec<f32> = vector.iter().map(|x| x * inv_norm).collect();
-            super::reserve_eighth(&mut self.codes, vector.len());
-            let at = self.codes.len();
-            q.quantize(&unit, &mut self.codes);
+            self.codes.push_with(|page| q.quantize(&unit, page));
             super::reserve_eighth(&mut self.code_inv, 1);
-            self.code_inv.push(q.inverse_norm(&self.codes[at..]));
+            self.code_inv
+                .push(q.inverse_norm(self.codes.row(self.codes.len() - 1)));
         } else if self.settings.precision.quantizes()
             && self.quant.is_none()
             && self.nodes >= self.settings.train.max(1) as usize
@@ -238,7 +245,7 @@ impl NodeVectors {
         }
         if self.has_codes() {
             if keep_codes {
-                self.codes.extend_from_slice(codes);
+                self.codes.push(codes);
             }
             self.code_inv.push(code_inv);
         }
@@ -251,30 +258,30 @@ impl NodeVectors {
     /// ([`NodeVectors::push_codes`]). When every node's codes are in the pool and no row is
     /// named twice, the pool becomes the nodes' codes, reordered in place: an open so holds
     /// the stored codes once, not twice (see `storage::owned`). Otherwise they are copied.
-    pub fn adopt_codes(&mut self, mut pool: Vec<i8>, rows: &[u32]) {
+    pub fn adopt_codes(&mut self, mut pool: Rows<i8>, rows: &[u32]) {
         let dim = self.dim;
-        if !self.has_codes() || dim == 0 || rows.len() != self.nodes {
+        if !self.has_codes() || dim == 0 || rows.len() != self.nodes || pool.dim() != dim {
             return;
         }
-        if self.codes.is_empty() && gather_rows(&mut pool, dim, rows) {
-            pool.truncate(rows.len() * dim);
-            pool.shrink_to_fit();
+        if self.codes.is_empty() && gather_rows(&mut pool, rows) {
+            pool.truncate_and_shrink(rows.len());
             self.codes = pool;
             return;
         }
-        let pushed = core::mem::take(&mut self.codes);
-        let mut pushed_rows = pushed.chunks_exact(dim);
-        let mut codes = Vec::with_capacity(rows.len() * dim);
+        let pushed = core::mem::replace(&mut self.codes, code_rows(dim));
+        let mut pushed_rows = pushed.iter();
+        let mut codes = code_rows(dim);
         for &r in rows {
             let row = match r {
                 u32::MAX => pushed_rows.next(),
-                r => pool.get(r as usize * dim..(r as usize + 1) * dim),
+                r => pool.get(r as usize),
             };
-            codes.extend_from_slice(row.unwrap_or(&[]));
+            match row {
+                Some(row) => codes.push(row),
+                None => return,
+            }
         }
-        if codes.len() == rows.len() * dim {
-            self.codes = codes;
-        }
+        self.codes = codes;
     }
 
     /// Sets steps read from storage on an index without nodes (steps are never replaced).
@@ -313,15 +320,14 @@ impl NodeVectors {
             return;
         }
         let q = self.quant.as_ref().expect("just set");
-        let mut codes = Vec::with_capacity(self.nodes * self.dim);
+        let mut codes = code_rows(self.dim);
         let mut code_inv = Vec::with_capacity(self.nodes);
         let mut unit = Vec::with_capacity(self.dim);
         for n in 0..self.nodes {
             unit.clear();
             unit.extend(self.f32_of(n).iter().map(|x| x * self.inv_norms[n]));
-            let at = codes.len();
-            q.quantize(&unit, &mut codes);
-            code_inv.push(q.inverse_norm(&codes[at..]));
+            codes.push_with(|page| q.quantize(&unit, page));
+            code_inv.push(q.inverse_norm(codes.row(n)));
         }
         self.codes = codes;
         self.code_inv = code_inv;
@@ -349,7 +355,7 @@ impl NodeVectors {
         }
         self.settings = settings;
         if !settings.precision.quantizes() {
-            self.codes = Vec::new();
+            self.codes = code_rows(self.dim);
             self.code_inv = Vec::new();
         } else if let (false, Some(q)) = (had_codes, self.quant.clone()) {
             self.set_quantizer(q);
@@ -365,9 +371,9 @@ impl NodeVectors {
         &self.f32s[at..at + self.dim]
     }
 
+    #[inline]
     fn codes_of(&self, node: usize) -> &[i8] {
-        let at = node * self.dim;
-        &self.codes[at..at + self.dim]
+        self.codes.row(node)
     }
 
     /// A node's vector: as given when kept, else what its codes stand for, at the given norm.
@@ -499,9 +505,14 @@ impl NodeVectors {
     #[inline]
     fn touch_form(&self, nodes: &[u32], f32s: bool) {
         let acc = if f32s {
-            touch_rows(&self.f32s, self.dim, nodes, |x| x.to_bits() as u8)
+            let dim = self.dim;
+            touch_rows(
+                nodes,
+                |n| self.f32s.get(n * dim..(n + 1) * dim),
+                |x| x.to_bits() as u8,
+            )
         } else {
-            touch_rows(&self.codes, self.dim, nodes, |&c| c as u8)
+            touch_rows(nodes, |n| self.codes.get(n), |&c| c as u8)
         };
         core::hint::black_box(acc);
     }
@@ -519,19 +530,21 @@ impl NodeVectors {
     }
 }
 
-/// One byte of each cache line of the first [`TOUCHED_BYTES`] of each of `nodes`' rows (of
-/// `dim` values in `rows`), folded into one so that no read is dead; rows past the end are
-/// skipped.
+/// One byte of each cache line of the first [`TOUCHED_BYTES`] of each of `nodes`' rows (`row`
+/// gives node `n`'s), folded into one so that no read is dead; rows past the end are skipped.
 #[inline]
-fn touch_rows<T>(rows: &[T], dim: usize, nodes: &[u32], byte: impl Fn(&T) -> u8) -> u8 {
+fn touch_rows<'a, T: 'a>(
+    nodes: &[u32],
+    row: impl Fn(usize) -> Option<&'a [T]>,
+    byte: impl Fn(&T) -> u8,
+) -> u8 {
     const LINE: usize = 64;
     let size = core::mem::size_of::<T>().max(1);
-    let len = dim.min(TOUCHED_BYTES / size);
     let mut acc = 0u8;
     for &n in nodes {
-        let at = n as usize * dim;
-        if let Some(row) = rows.get(at..at + len) {
-            for x in row.iter().step_by(LINE / size) {
+        if let Some(row) = row(n as usize) {
+            let len = row.len().min(TOUCHED_BYTES / size);
+            for x in row[..len].iter().step_by(LINE / size) {
                 acc ^= byte(x);
             }
         }
@@ -539,13 +552,13 @@ fn touch_rows<T>(rows: &[T], dim: usize, nodes: &[u32], byte: impl Fn(&T) -> u8)
     acc
 }
 
-/// Reorders `pool`, rows of `dim` bytes, in place so that row `n` holds what row `rows[n]`
-/// held, for every `n` (the rows past `rows.len()` end in any order). Each row is moved along
-/// the cycles of the permutation that also sends the rows no one names to the places past
-/// `rows.len()` ([`crate::sort::permute_by`]). False, with `pool` unchanged, when `rows` names
-/// a row twice or one past the pool.
-fn gather_rows(pool: &mut [i8], dim: usize, rows: &[u32]) -> bool {
-    let total = pool.len() / dim;
+/// Reorders `pool` in place so that row `n` holds what row `rows[n]` held, for every `n` (the
+/// rows past `rows.len()` end in any order). Each row is moved along the cycles of the
+/// permutation that also sends the rows no one names to the places past `rows.len()`
+/// ([`crate::sort::permute_by`]). False, with `pool` unchanged, when `rows` names a row twice
+/// or one past the pool.
+fn gather_rows(pool: &mut Rows<i8>, rows: &[u32]) -> bool {
+    let total = pool.len();
     // The row each place takes: `rows` first, then the rows no one names, in order.
     let mut source: Vec<u32> = Vec::with_capacity(total);
     let mut named = vec![false; total];
@@ -557,11 +570,7 @@ fn gather_rows(pool: &mut [i8], dim: usize, rows: &[u32]) -> bool {
         source.push(r);
     }
     source.extend((0..total as u32).filter(|&r| !named[r as usize]));
-    crate::sort::permute_by(source, |a, b| {
-        let (low, high) = (a.min(b), a.max(b));
-        let (before, after) = pool.split_at_mut(high * dim);
-        before[low * dim..(low + 1) * dim].swap_with_slice(&mut after[..dim]);
-    });
+    crate::sort::permute_by(source, |a, b| pool.swap(a, b));
     true
 }
 
@@ -601,11 +610,13 @@ mod tests {
         #[test]
         fn rows_are_gathered_in_place(
             total in 0usize..40,
-            dim in 1usize..5,
+            dim_pick in 0usize..5,
             seed in proptest::prelude::any::<u64>(),
             taken in 0usize..40,
             twice in proptest::prelude::any::<bool>(),
         ) {
+            // Narrow rows share a page; the widest take two a page, so rows move across pages.
+            let dim = [1, 2, 3, 5, crate::index::rows::PAGE_BYTES / 2][dim_pick];
             // A seeded shuffle of 0..total, its first `taken` as the rows.
             let mut order: Vec<u32> = (0..total as u32).collect();
             let mut state = seed | 1;
@@ -616,23 +627,26 @@ mod tests {
                 order.swap(i, (state % (i as u64 + 1)) as usize);
             }
             let mut rows: Vec<u32> = order.into_iter().take(taken.min(total)).collect();
-            let pool: Vec<i8> = (0..total * dim).map(|i| (i % 251) as i8).collect();
+            let flat: Vec<i8> = (0..total * dim).map(|i| ((i / dim) * 7 + i % 251) as i8).collect();
+            let mut pool = code_rows(dim);
+            pool.try_extend(&flat).unwrap();
+            let read = |p: &Rows<i8>| p.iter().flatten().copied().collect::<Vec<i8>>();
             if twice && !rows.is_empty() {
                 rows.push(rows[0]);
                 let mut refused = pool.clone();
-                proptest::prop_assert!(!gather_rows(&mut refused, dim, &rows));
-                proptest::prop_assert_eq!(refused, pool);
+                proptest::prop_assert!(!gather_rows(&mut refused, &rows));
+                proptest::prop_assert_eq!(read(&refused), flat);
                 return Ok(());
             }
             let mut gathered = pool.clone();
-            proptest::prop_assert!(gather_rows(&mut gathered, dim, &rows));
+            proptest::prop_assert!(gather_rows(&mut gathered, &rows));
             for (n, &r) in rows.iter().enumerate() {
                 let r = r as usize;
-                proptest::prop_assert_eq!(&gathered[n * dim..(n + 1) * dim], &pool[r * dim..(r + 1) * dim]);
+                proptest::prop_assert_eq!(gathered.row(n), &flat[r * dim..(r + 1) * dim]);
             }
             let mut past = rows.clone();
             past.push(total as u32);
-            proptest::prop_assert!(!gather_rows(&mut gathered.clone(), dim, &past));
+            proptest::prop_assert!(!gather_rows(&mut gathered.clone(), &past));
         }
     }
 }

@@ -94,8 +94,8 @@ mod write;
 pub use records::decode_records;
 
 pub use view::{
-    as_codes, chunk_codes, split_records, EntrySink, SegmentView, SplitChunk, TextCursor,
-    TextEntries, TextView,
+    as_codes, chunk_codes, chunk_record_count, split_records, EntrySink, SegmentView, SplitChunk,
+    TextCursor, TextEntries, TextView,
 };
 pub use write::{NodeEntry, RecordText, SegmentWriter, StoredVector};
 

@@ -15,7 +15,7 @@ pub struct SplitChunk<'b> {
     /// The RECORDS section's records, decoded.
     pub records: Vec<Record>,
     /// The other sections as they are stored, but the CODES section's codes when they were
-    /// moved out: read back with [`SegmentView::parse_with_records`].
+    /// moved out: read back with [`SegmentView::parse_apart`].
     pub rest: Vec<u8>,
     /// The CODES section's codes (`dim` bytes a vector), when moved out; else empty.
     pub codes: &'b [u8],
@@ -50,7 +50,7 @@ pub fn chunk_codes(key: &str, body: &[u8]) -> Result<(usize, usize, bool)> {
 /// Splits a chunk: its records decoded, its TEXT section apart, and the rest kept as stored;
 /// with `move_codes`, the CODES section's codes are left out of the rest and returned apart.
 /// Every section but RECORDS is checked when read back (the rest with
-/// [`SegmentView::parse_with_records`], the text with [`TextView::parse`]).
+/// [`SegmentView::parse_apart`], the text with [`TextView::parse`]).
 pub fn split_records<'b>(key: &str, body: &'b [u8], move_codes: bool) -> Result<SplitChunk<'b>> {
     let mut split = SplitChunk::default();
     // The sections the rest keeps, with the length each keeps, first: the rest is then
@@ -99,6 +99,24 @@ fn code_header_len(bytes: &[u8]) -> Option<usize> {
     (bytes.len() == header.checked_add(count.checked_mul(dim)?)?).then_some(header)
 }
 
+/// How many records a chunk's RECORDS section says it holds, by its array header; 0 when the
+/// chunk has none or the header is not an array's. Sizes the one array an open decodes every
+/// chunk's records into before any is decoded: a count that is wrong costs a regrowth, as
+/// the section is then decoded (and checked) in full.
+pub fn chunk_record_count(body: &[u8]) -> usize {
+    let Some(bytes) = first_records_section(body) else {
+        return 0;
+    };
+    let count = match bytes {
+        [b @ 0x90..=0x9f, ..] => usize::from(b & 0x0f),
+        [0xdc, a, b, ..] => usize::from(u16::from_be_bytes([*a, *b])),
+        [0xdd, a, b, c, d, ..] => u32::from_be_bytes([*a, *b, *c, *d]) as usize,
+        _ => 0,
+    };
+    // A record takes a byte at least: a larger count is not the section's.
+    count.min(bytes.len())
+}
+
 /// The RECORDS section's bytes, when the chunk's section headers read up to it.
 fn first_records_section(body: &[u8]) -> Option<&[u8]> {
     let mut at = 0;
@@ -114,7 +132,10 @@ fn first_records_section(body: &[u8]) -> Option<&[u8]> {
 
 #[derive(Debug, Default)]
 pub struct SegmentView<'a> {
+    /// The RECORDS section's records, decoded; empty when the open holds them apart.
     pub records: Vec<Record>,
+    /// How many records the chunk has (in `records`, or held apart).
+    pub record_count: usize,
     /// `(record index, vector bytes)` pairs come from [`SegmentView::vector_bytes`].
     pub dimension: usize,
     owners: &'a [u8],
@@ -296,22 +317,23 @@ impl<'e> TextEntries<'e> {
 impl<'a> SegmentView<'a> {
     /// Decodes a chunk; `key` (its first part) is named in errors.
     pub fn parse(key: &str, body: &'a [u8]) -> Result<Self> {
-        SegmentView::parse_with_records(key, body, Vec::new(), false)
+        SegmentView::parse_apart(key, body, None, false)
     }
 
-    /// As [`SegmentView::parse`], for the rest of a chunk split by [`split_records`]:
-    /// `records` are its RECORDS section's records, in order, and `codes_moved` says that its
-    /// CODES section lacks the codes (then [`SegmentView::codes`] gives none). Not inlined, as
-    /// the steps of opening a store are not (see `load_v2` in [`crate::storage`]).
+    /// As [`SegmentView::parse`], and for the rest of a chunk split by [`split_records`]:
+    /// with `records_apart`, the number of its RECORDS section's records, held apart by the
+    /// open (the view's `records` stay empty), and `codes_moved` says that its CODES section
+    /// lacks the codes (then [`SegmentView::codes`] gives none). Not inlined, as the steps of
+    /// opening a store are not (see `load_v2` in [`crate::storage`]).
     #[inline(never)]
-    pub fn parse_with_records(
+    pub fn parse_apart(
         key: &str,
         body: &'a [u8],
-        records: Vec<Record>,
+        records_apart: Option<usize>,
         codes_moved: bool,
     ) -> Result<Self> {
         let mut view = SegmentView {
-            records,
+            record_count: records_apart.unwrap_or(0),
             ..SegmentView::default()
         };
         let mut text: Option<&'a [u8]> = None;
@@ -320,7 +342,10 @@ impl<'a> SegmentView<'a> {
             let (tag, bytes, next) = next_section(key, body, at)?;
             at = next;
             match tag {
-                RECORDS => view.records = decode_records(key, bytes)?,
+                RECORDS => {
+                    view.records = decode_records(key, bytes)?;
+                    view.record_count = view.records.len();
+                }
                 VECTORS => {
                     if bytes.len() < 8 {
                         return Err(corrupt(key, "vector block truncated"));
@@ -422,7 +447,7 @@ impl<'a> SegmentView<'a> {
     /// Fails unless every vector names a record of the chunk, and no record has two.
     #[inline(never)]
     fn check_owners(&self, key: &str) -> Result<()> {
-        let mut owned = alloc::vec![false; self.records.len()];
+        let mut owned = alloc::vec![false; self.record_count];
         let owners = (0..self.vector_count())
             .map(|i| self.vector_owner(i))
             .chain((0..self.code_count()).map(|i| self.code_owner(i)));
@@ -547,6 +572,34 @@ impl<'a> SegmentView<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The count is read from the RECORDS section's array header, in each of MessagePack's
+    /// three array forms; a chunk without the section, or with a header that is no array's or
+    /// counts more records than the section has bytes, gives 0 or the section's length.
+    #[test]
+    fn a_chunks_record_count_is_its_records_array_header() {
+        let chunk = |records: &[u8]| {
+            let mut body = Vec::new();
+            super::super::section(&mut body, TEXT, &[3, 2, 0]).unwrap();
+            super::super::section(&mut body, RECORDS, records).unwrap();
+            body
+        };
+        let mut array16 = alloc::vec![0xdc, 0x01, 0x2c];
+        array16.resize(3 + 300, 0xc0);
+        let mut array32 = alloc::vec![0xdd, 0, 0x01, 0x11, 0x70];
+        array32.resize(5 + 70_000, 0xc0);
+        assert_eq!(chunk_record_count(&chunk(&[0x93, 0xc0, 0xc0, 0xc0])), 3);
+        assert_eq!(chunk_record_count(&chunk(&[0x90])), 0);
+        assert_eq!(chunk_record_count(&chunk(&array16)), 300);
+        assert_eq!(chunk_record_count(&chunk(&array32)), 70_000);
+        // A count past the section's bytes is not believed.
+        assert_eq!(
+            chunk_record_count(&chunk(&[0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0])),
+            6
+        );
+        assert_eq!(chunk_record_count(&chunk(&[0x81, 0xc0, 0xc0])), 0);
+        assert_eq!(chunk_record_count(&[]), 0);
+    }
 
     /// One record's entry in a two-field TEXT section: field lengths, key length, terms
     /// (local id, tf per field) and derived keys (local id, tf).

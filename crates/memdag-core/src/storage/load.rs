@@ -7,6 +7,7 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use super::choose::{choose, instead_of_head, Choice};
+use super::records::ChunkRecords;
 use super::restore::restore_search;
 use super::skip_orphan_generations;
 use super::state::UNWRITTEN;
@@ -136,7 +137,7 @@ impl Lenient<'_> {
 /// (see [`super::owned`]).
 pub(super) struct Digested {
     /// Each chunk's records, decoded, in chunk order.
-    pub records: Vec<Vec<Record>>,
+    pub records: ChunkRecords,
     /// The chunks' codes, when they were moved out of them.
     pub pool: Option<CodePool>,
     /// Each chunk's TEXT section (empty for none), held apart from the chunk.
@@ -157,18 +158,18 @@ pub(super) fn restore_v2(
     mut lenient: Option<&mut Lenient>,
 ) -> Result<Store> {
     let named: BTreeSet<String> = commit.segments.iter().flat_map(|s| s.keys()).collect();
-    let (mut decoded, pool, mut texts_apart) = match digested {
-        Some(d) => (d.records, d.pool, Some(d.texts)),
-        None => (Vec::new(), None, None),
+    let (records_apart, pool, mut texts_apart) = match digested {
+        Some(d) => (Some(d.records), d.pool, Some(d.texts)),
+        None => (None, None, None),
     };
     let mut views: Vec<SegmentView> = Vec::with_capacity(chunks.len());
     // Each chunk's stored text analyses, their terms interned chunk by chunk in apply order.
     let mut text_index = InvertedIndex::default();
     let mut texts: Vec<Option<ChunkText>> = Vec::with_capacity(chunks.len());
     for (ci, (_, key, chunk)) in chunks.iter().enumerate() {
-        let records = decoded.get_mut(ci).map(core::mem::take).unwrap_or_default();
-        let parsed = SegmentView::parse_with_records(key, chunk.bytes(), records, pool.is_some())
-            .and_then(|view| {
+        let apart = records_apart.as_ref().map(|r| r.of(ci).len());
+        let parsed =
+            SegmentView::parse_apart(key, chunk.bytes(), apart, pool.is_some()).and_then(|view| {
                 let text = match texts_apart.as_mut() {
                     Some(apart) => {
                         let section = apart.get_mut(ci).map(core::mem::take);
@@ -204,7 +205,11 @@ pub(super) fn restore_v2(
         .iter()
         .map(|&si| commit.segments[si].generation)
         .collect();
-    let (mut chosen, gone_records) = choose_records(&views, &segment_of, &generation_of)?;
+    let records = match records_apart {
+        Some(records) => records,
+        None => ChunkRecords::from_views(&mut views)?,
+    };
+    let (mut chosen, gone_records) = choose_records(&views, &records, &segment_of, &generation_of)?;
     let vector_of = vector_places(&views);
     // Codes are read under the commit's steps: a store with codes and no steps lost them.
     if commit.steps.is_empty() {
@@ -228,7 +233,7 @@ pub(super) fn restore_v2(
         mut record_chunk,
         mut homes,
         mut vector_at,
-    } = take_chosen(&mut views, &chosen, &generation_of, vector_of)?;
+    } = take_chosen(records, &chosen, &generation_of, vector_of)?;
     if let Some(l) = lenient.as_deref_mut() {
         keep_loadable(
             l,
@@ -470,7 +475,7 @@ fn retain_by<T>(list: &mut Vec<T>, keep: &[bool]) {
 fn vector_places(views: &[SegmentView]) -> Vec<Vec<u32>> {
     let mut vector_of: Vec<Vec<u32>> = views
         .iter()
-        .map(|v| vec![u32::MAX; v.records.len()])
+        .map(|v| vec![u32::MAX; v.record_count])
         .collect();
     for (vi, v) in views.iter().enumerate() {
         for i in 0..v.vector_count() {
@@ -496,39 +501,26 @@ struct Taken {
     vector_at: Vec<(u32, u32)>,
 }
 
-/// Takes the `chosen` records out of `views`.
+/// Takes the `chosen` records out of `records`, in order (see [`ChunkRecords::take`]).
 #[inline(never)]
 fn take_chosen(
-    views: &mut [SegmentView],
+    records: ChunkRecords,
     chosen: &[(u32, u32)],
     generation_of: &[u64],
     vector_of: Vec<Vec<u32>>,
 ) -> Result<Taken> {
-    let mut taken: Vec<Vec<Option<Record>>> = views
-        .iter_mut()
-        .map(|v| {
-            core::mem::take(&mut v.records)
-                .into_iter()
-                .map(Some)
-                .collect()
-        })
-        .collect();
     let n = chosen.len();
     let mut out = Taken::default();
-    room::reserve(&mut out.records, n, "its records")?;
     room::reserve(&mut out.record_chunk, n, "the records' places")?;
     room::reserve(&mut out.homes, n, "the records' places")?;
     room::reserve(&mut out.vector_at, n, "the vectors' places")?;
     for &(vi, ri) in chosen {
-        let (vi, ri) = (vi as usize, ri as usize);
-        let Some(r) = taken[vi][ri].take() else {
-            continue;
-        };
-        out.records.push(r);
-        out.record_chunk.push(vi as u32);
-        out.homes.push(generation_of[vi]);
-        out.vector_at.push((vi as u32, vector_of[vi][ri]));
+        out.record_chunk.push(vi);
+        out.homes.push(generation_of[vi as usize]);
+        out.vector_at
+            .push((vi, vector_of[vi as usize][ri as usize]));
     }
+    out.records = records.take(chosen)?;
     Ok(out)
 }
 
@@ -573,6 +565,7 @@ type Chosen = (Vec<(u32, u32)>, BTreeMap<u64, u64>);
 #[inline(never)]
 fn choose_records(
     views: &[SegmentView],
+    records: &ChunkRecords,
     segment_of: &[usize],
     generation_of: &[u64],
 ) -> Result<Chosen> {
@@ -580,7 +573,7 @@ fn choose_records(
     // each sequence number, in apply order (tombstones before puts within a segment), wins.
     // Sized first: grown by doubling, it held up to three times its size at once.
     let mut events: Vec<(u64, u32, bool, u32, u32)> = Vec::new();
-    let versions = views.iter().map(|v| v.gone_records.len() + v.records.len());
+    let versions = views.iter().map(|v| v.gone_records.len() + v.record_count);
     room::reserve(&mut events, versions.sum(), "the versions of its records")?;
     let mut gone_records: BTreeMap<u64, u64> = BTreeMap::new();
     for (vi, view) in views.iter().enumerate() {
@@ -590,7 +583,8 @@ fn choose_records(
             gone_records.insert(seq, generation_of[vi]);
         }
         events.extend(
-            view.records
+            records
+                .of(vi)
                 .iter()
                 .enumerate()
                 .map(|(ri, r)| (r.seq, si, true, vi as u32, ri as u32)),

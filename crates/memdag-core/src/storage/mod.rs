@@ -29,7 +29,8 @@
 //!     merge.rs   which run to merge (size-tiered), tombstones of a merged run
 //!     choose.rs  which commit an open trusts
 //!     load.rs    reading the chosen commit's segments, restoring the store
-//!     vectors.rs the vectors an open reads: in place, or from one pool of codes
+//!     records.rs every chunk's records in one array, taken in place into the slots
+//!     vectors.rs the vectors an open reads: in place, or from pages of codes
 //!     texts.rs   the text analyses an open reads: in place, or apart and freed once read
 //!     owned.rs   an open that frees each part once read (values it owns)
 //!     salvage.rs a salvaging open, verify: everything intact in a damaged store
@@ -53,6 +54,7 @@ mod load;
 mod merge;
 mod owned;
 mod policy;
+mod records;
 mod restore;
 mod salvage;
 pub(crate) mod state;

@@ -11,19 +11,29 @@
 //!    range, or the bytes joined from the parts it spans. Values no chunk lies in are freed.
 //! 2. *Digest*, in apply order: each chunk's records are decoded, its TEXT section is copied
 //!    into a buffer of its own, and so are its other sections (graph links, tombstones,
-//!    documents), but the codes of an int8 store, which go into one buffer for all chunks,
-//!    sized from the section headers in step 1. A part's value is freed once its last chunk is
-//!    digested. The RECORDS section, about 30% of a store's bytes, is then held only as
-//!    decoded records.
+//!    documents), but the codes of an int8 store, which are appended to pages of rows for all
+//!    chunks ([`crate::index::rows`]). A part's value is freed once its last chunk is
+//!    digested, so the pages fill as the values go: the codes are never held beside every
+//!    value. The RECORDS section, about 30% of a store's bytes, is then held only as decoded
+//!    records.
 //! 3. *Restore*: the store is restored from what was kept and the decoded records, as a
 //!    borrowing open restores it from the chunks, with two differences. The vector index takes
-//!    the buffer of codes as its own, reordered in place, rather than copying each node's
+//!    the pages of codes as its own, rows reordered in place, rather than copying each node's
 //!    (`NodeVectors::adopt_codes`). And each chunk's TEXT buffer is freed once the entry of
 //!    its last record is read (see [`super::texts`]).
 //!
+//! The records of every chunk are decoded into one array ([`super::records`]),
+//! made at the start of step 2, while every value is still held: the restore reorders it in
+//! place into the store's slots, where it used to hold one array per chunk and the slots
+//! beside them. And the restore reads every stored text analysis (freeing them) before it
+//! makes the graph's arrays.
+//!
 //! At 100k records of the LoCoMo workload (int8) in wasm, the live peak of a borrowing open is
-//! 203 MiB (86.9 of values and a 102.6 MiB store); this one's is 124 MiB, at the start of
-//! step 2, when every value is still held beside the buffer of codes.
+//! 203 MiB (86.9 of values and a 102.6 MiB store). Natively (`open_memory`), this one's peak is
+//! at the end of the restore, the store beside what the restore reads from (the chunks kept,
+//! the stored graph nodes). Under a 128 MiB Worker cap (`worker-128mb.mjs`), 90k int8 records
+//! open (in 126 MiB; before the pages of codes and the one array of records, 80k took 123) and
+//! 100k fail with STORAGE, the graph's links (12.2 MiB) finding no hole that large.
 //!
 //! Every error a stored byte can cause is found in step 1, while the values are whole, so
 //! such an error lists the store's damage as [`Store::load`]'s does. A chunk that passed its
@@ -38,14 +48,15 @@ use std::vec::Vec;
 
 use super::choose::{choose, instead_of_head};
 use super::load::{restore_v2, Digested};
+use super::records::ChunkRecords;
 use super::values::{read_segment, Values};
 use super::vectors::CodePool;
 use crate::commit::Warning;
 use crate::error::{Error, Result};
+use crate::index::vecstore::code_rows;
 use crate::keys::HEAD_KEY;
 use crate::part::ChunkBytes;
-use crate::room;
-use crate::segment::{as_codes, chunk_codes, split_records, Commit};
+use crate::segment::{as_codes, chunk_codes, chunk_record_count, split_records, Commit};
 use crate::store::Store;
 
 /// Values an open takes, by key: each plain (as stored, or opened), or the error opening it
@@ -67,9 +78,11 @@ struct Plan {
     warning: Option<Warning>,
     /// Every chunk in apply order: its segment's index, the key of its part, its place.
     chunks: Vec<(usize, String, Place)>,
-    /// The codes' dimension and rows in all, when every vector is stored as codes of the
-    /// commit's dimension: they then go into one buffer, which the vector index takes.
-    pool: Option<(usize, usize)>,
+    /// The codes' dimension, when every vector is stored as codes of the commit's
+    /// dimension: they then go into pages of rows, which the vector index takes.
+    pool: Option<usize>,
+    /// The records of every chunk, by their sections' headers.
+    records: usize,
 }
 
 /// The owned values as the borrowing steps read them.
@@ -96,6 +109,7 @@ pub(crate) fn load_owned_values(
         warning,
         chunks,
         pool,
+        records,
     } = {
         let values = borrow(&owned);
         match plan(&owned, &values) {
@@ -104,7 +118,7 @@ pub(crate) fn load_owned_values(
             Err(e) => return Err(with_damage(e, &values)),
         }
     };
-    let (kept, digested) = digest(&mut owned, chunks, pool).map_err(salvage_hint)?;
+    let (kept, digested) = digest(&mut owned, chunks, pool, records).map_err(salvage_hint)?;
     // Only the keys are read from here on (the orphans among them).
     let keys: Values = owned
         .iter()
@@ -149,9 +163,10 @@ fn plan(owned: &OwnedValues, values: &Values) -> Result<Option<Plan>> {
         .collect();
     let mut commit = choice.commit;
     let mut chunks = Vec::new();
+    let mut records = 0usize;
     let dim = commit.dimension as usize;
     let mut pool = (commit.vectors.precision.quantizes() && dim > 0 && commit.steps.len() == dim)
-        .then_some((dim, 0));
+        .then_some(dim);
     for (si, info) in commit.segments.iter_mut().enumerate() {
         let read = read_segment(info, values)?;
         // A segment written before format v4 gets its checksum now, for the next commit.
@@ -159,11 +174,12 @@ fn plan(owned: &OwnedValues, values: &Values) -> Result<Option<Plan>> {
             info.sum = read.sum;
         }
         for (key, chunk) in read.chunks {
-            if let Some((_, rows)) = pool.as_mut() {
+            records = records.saturating_add(chunk_record_count(chunk.bytes()));
+            if pool.is_some() {
                 match chunk_codes(&key, chunk.bytes())? {
                     (_, _, true) => pool = None,
                     (_, 0, _) => {}
-                    (d, count, _) if d == dim => *rows += count,
+                    (d, _, _) if d == dim => {}
                     _ => pool = None,
                 }
             }
@@ -183,6 +199,7 @@ fn plan(owned: &OwnedValues, values: &Values) -> Result<Option<Plan>> {
         warning: choice.warning,
         chunks,
         pool,
+        records,
     }))
 }
 
@@ -205,11 +222,12 @@ type Kept = Vec<(usize, String, ChunkBytes<'static>)>;
 
 /// Step 2: each chunk's records decoded and its other sections kept, in apply order, each
 /// part's value freed after its last chunk (and every value no chunk lies in, first). With
-/// `pool` (the codes' dimension and rows in all), the codes go into one buffer of that size.
+/// `pool` (the codes' dimension), the codes go into pages of rows of that dimension.
 fn digest(
     owned: &mut OwnedValues,
     chunks: Vec<(usize, String, Place)>,
-    pool: Option<(usize, usize)>,
+    pool: Option<usize>,
+    records: usize,
 ) -> Result<(Kept, Digested)> {
     let mut last_chunk: Vec<Option<usize>> = std::vec![None; owned.len()];
     for (ci, (_, _, place)) in chunks.iter().enumerate() {
@@ -222,17 +240,17 @@ fn digest(
             owned[vi].1 = Ok(Vec::new());
         }
     }
-    let pool = match pool {
-        Some((dim, rows)) => Some(CodePool {
-            codes: codes_buffer(dim, rows)?,
-            dim,
-            first_row: Vec::with_capacity(chunks.len()),
-        }),
-        None => None,
-    };
+    // The codes go into pages as the values they come from are freed: never the values and
+    // a buffer of every code side by side (see `crate::index::rows`).
+    let pool = pool.map(|dim| CodePool {
+        codes: code_rows(dim),
+        first_row: Vec::with_capacity(chunks.len()),
+    });
     let mut kept: Kept = Vec::with_capacity(chunks.len());
     let mut digested = Digested {
-        records: Vec::with_capacity(chunks.len()),
+        // Made while every value is still held, it is the open's one large allocation then,
+        // so it lies below what the digest makes as the values go (see `ChunkRecords`).
+        records: ChunkRecords::with_capacity(records, chunks.len())?,
         pool,
         texts: Vec::with_capacity(chunks.len()),
     };
@@ -256,30 +274,17 @@ fn digest(
     Ok((kept, digested))
 }
 
-/// The empty buffer for `rows` codes of `dim`: at most the bytes of the CODES sections, each
-/// checked in the plan. It is the open's largest allocation, made while every value is still
-/// held, so the one a memory cap refuses first (a Worker's, at about 100k records): that
-/// fails the open with [`Error::Storage`] (see [`crate::room`]).
-fn codes_buffer(dim: usize, rows: usize) -> Result<Vec<i8>> {
-    let mut codes = Vec::new();
-    room::reserve(
-        &mut codes,
-        dim.saturating_mul(rows),
-        "its int8 vectors in one buffer, beside every stored value",
-    )?;
-    Ok(codes)
-}
-
 /// Takes a chunk's records, and its codes when they go to the pool, into `digested`; returns
 /// the rest of the chunk, to keep.
 fn take_chunk(key: &str, body: &[u8], digested: &mut Digested) -> Result<Vec<u8>> {
-    let split = split_records(key, body, digested.pool.is_some())?;
-    digested.records.push(split.records);
+    let mut split = split_records(key, body, digested.pool.is_some())?;
+    digested.records.push_chunk(&mut split.records);
     digested.texts.push(split.text.to_vec());
     if let Some(pool) = digested.pool.as_mut() {
-        pool.first_row.push((pool.codes.len() / pool.dim) as u32);
-        // One copy (`memory.copy` in wasm), fast in a first open's baseline code too.
-        pool.codes.extend_from_slice(as_codes(split.codes));
+        pool.first_row.push(pool.codes.len() as u32);
+        // A copy a page at a time (`memory.copy` in wasm), fast in a first open's baseline
+        // code too.
+        pool.codes.try_extend(as_codes(split.codes))?;
     }
     Ok(split.rest)
 }

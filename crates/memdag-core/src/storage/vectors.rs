@@ -6,16 +6,16 @@
 use std::vec::Vec;
 
 use crate::index::restore::VectorSource;
+use crate::index::rows::Rows;
 use crate::record::Record;
 use crate::segment::{read_f32s, SegmentView};
 use memdag_types::Slot;
 
-/// The codes of every chunk, moved out of the chunks into one buffer, a row of `dim` codes
-/// each: chunk `c`'s coded vector `i` is row `first_row[c] + i`. A restore takes the buffer as
-/// the vector index's codes (see [`crate::index::vecstore::NodeVectors::adopt_codes`]).
+/// The codes of every chunk, moved out of the chunks into pages of rows ([`Rows`]): chunk
+/// `c`'s coded vector `i` is row `first_row[c] + i`. A restore takes the rows as the vector
+/// index's codes (see [`crate::index::vecstore::NodeVectors::adopt_codes`]).
 pub(super) struct CodePool {
-    pub codes: Vec<i8>,
-    pub dim: usize,
+    pub codes: Rows<i8>,
     pub first_row: Vec<u32>,
 }
 
@@ -80,8 +80,8 @@ impl VectorSource for SegmentVectors<'_> {
                     // Empty when moved to a pool the restore has taken.
                     return (!codes.is_empty()).then_some((codes, inv_norm));
                 };
-                let at = self.pool_row(vi, vx)? as usize * pool.dim;
-                Some((pool.codes.get(at..at + pool.dim)?, inv_norm))
+                let row = self.pool_row(vi, vx)? as usize;
+                Some((pool.codes.get(row)?, inv_norm))
             }
             _ => None,
         }
@@ -102,7 +102,7 @@ impl VectorSource for SegmentVectors<'_> {
         }
     }
 
-    fn pool(&mut self, take: bool) -> Option<Vec<i8>> {
+    fn pool(&mut self, take: bool) -> Option<Rows<i8>> {
         match take {
             true => self.pool.take().map(|p| p.codes),
             false => self.pool.as_ref().map(|p| p.codes.clone()),
