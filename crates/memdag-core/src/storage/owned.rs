@@ -29,11 +29,12 @@
 //! makes the graph's arrays.
 //!
 //! At 100k records of the LoCoMo workload (int8) in wasm, the live peak of a borrowing open is
-//! 203 MiB (86.9 of values and a 102.6 MiB store). Natively (`open_memory`), this one's peak is
-//! at the end of the restore, the store beside what the restore reads from (the chunks kept,
-//! the stored graph nodes). Under a 128 MiB Worker cap (`worker-128mb.mjs`), 90k int8 records
-//! open (in 126 MiB; before the pages of codes and the one array of records, 80k took 123) and
-//! 100k fail with STORAGE, the graph's links (12.2 MiB) finding no hole that large.
+//! 203 MiB (86.9 of values and a 102.6 MiB store). This one's is 117.9 MiB, at the end of the
+//! restore (the graph's links set): the store beside what the restore reads from, the chunks
+//! kept (6.6 MiB, mostly their stored graph nodes) and the maps of the stored nodes (3.2).
+//! The digest peaks at 103.2. Under a 128 MiB Worker cap (`worker-128mb.mjs`), 90k int8
+//! records open (in 126 MiB; before the pages of codes and the one array of records, 80k took
+//! 123) and 100k fail with STORAGE, the graph's links (12.2 MiB) finding no hole that large.
 //!
 //! Every error a stored byte can cause is found in step 1, while the values are whole, so
 //! such an error lists the store's damage as [`Store::load`]'s does. A chunk that passed its
