@@ -131,15 +131,6 @@ impl<T: Copy> Rows<T> {
         Ok(())
     }
 
-    /// Appends a row of `dim` values, failing with [`crate::Error::Storage`] when the memory
-    /// refuses a new page.
-    pub fn try_push(&mut self, row: &[T]) -> Result<()> {
-        debug_assert_eq!(row.len(), self.dim);
-        self.room_for(1)?.extend_from_slice(row);
-        self.len += 1;
-        Ok(())
-    }
-
     /// Appends a row of `dim` values; aborts when the memory refuses a page, as `Vec` does.
     pub fn push(&mut self, row: &[T]) {
         self.push_with(|page| page.extend_from_slice(row));
