@@ -14,7 +14,8 @@
 //!
 //! The permutation that puts the elements in place, a walk over its cycles ([`permute_by`]),
 //! holds nothing but the order and runs once per element, so it also serves the open: it
-//! reorders the rows of int8 codes the vector index takes (see `index::vecstore`).
+//! gathers the rows of int8 codes the vector index takes (see `index::vecstore`) and the
+//! records the store's slots take (see `storage::records`) in place ([`gather_by`]).
 //!
 //! This module knows nothing of the store; it imports nothing from the crate.
 
@@ -104,6 +105,33 @@ pub(crate) fn permute_by(mut order: Vec<u32>, mut swap: impl FnMut(usize, usize)
             at = next;
         }
     }
+}
+
+/// Moves the places `picked` names (of `0..total`) to the front, in that order, and the
+/// others after them in their order, with `swap` along the permutation's cycles
+/// ([`permute_by`]). `Ok(false)`, with nothing moved, when `picked` names a place twice or one
+/// past `total`; `Err` when the memory refuses the order (`total` indices and flags).
+pub(crate) fn gather_by(
+    total: usize,
+    picked: impl IntoIterator<Item = usize>,
+    swap: impl FnMut(usize, usize),
+) -> Result<bool, alloc::collections::TryReserveError> {
+    let mut order: Vec<u32> = Vec::new();
+    order.try_reserve_exact(total)?;
+    let mut named: Vec<bool> = Vec::new();
+    named.try_reserve_exact(total)?;
+    named.resize(total, false);
+    for p in picked {
+        match named.get_mut(p) {
+            Some(seen) if !*seen => *seen = true,
+            _ => return Ok(false),
+        }
+        order.push(p as u32);
+    }
+    order.extend((0..total as u32).filter(|&p| !named[p as usize]));
+    drop(named);
+    permute_by(order, swap);
+    Ok(true)
 }
 
 #[cfg(test)]

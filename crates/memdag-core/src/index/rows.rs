@@ -36,7 +36,7 @@ pub struct Rows<T> {
 
 impl<T: Copy> Rows<T> {
     /// No rows, of `dim` values each; `what` names them in the error of a page the memory
-    /// refuses ("its int8 vectors").
+    /// refuses ("a page of its int8 vectors").
     pub fn new(dim: usize, what: &'static str) -> Self {
         let row_bytes = dim.saturating_mul(core::mem::size_of::<T>()).max(1);
         let fit = (PAGE_BYTES / row_bytes).max(1);
@@ -72,39 +72,49 @@ impl<T: Copy> Rows<T> {
         self.page_rows() * self.dim
     }
 
+    /// Row `n`'s page, and where the row starts in it.
+    #[inline]
+    fn place(&self, n: usize) -> (usize, usize) {
+        (n >> self.shift, (n & (self.page_rows() - 1)) * self.dim)
+    }
+
     /// Row `n`, or `None` past the end.
     #[inline]
     pub fn get(&self, n: usize) -> Option<&[T]> {
         if n >= self.len {
             return None;
         }
-        let at = (n & (self.page_rows() - 1)) * self.dim;
-        self.pages.get(n >> self.shift)?.get(at..at + self.dim)
+        let (page, at) = self.place(n);
+        self.pages.get(page)?.get(at..at + self.dim)
     }
 
     /// Row `n`. Panics past the rows held, as indexing a slice does. The distance of every
     /// candidate a walk scores reads a row: one page lookup and one slice, no more checks.
     #[inline]
     pub fn row(&self, n: usize) -> &[T] {
-        let at = (n & ((1 << self.shift) - 1)) * self.dim;
-        &self.pages[n >> self.shift][at..at + self.dim]
+        let (page, at) = self.place(n);
+        &self.pages[page][at..at + self.dim]
+    }
+
+    /// Page `page`, made (empty) when it is the next one; pages are made in order.
+    fn page_mut(&mut self, page: usize) -> Result<&mut Vec<T>> {
+        if page == self.pages.len() {
+            room::reserve(&mut self.pages, 1, self.what)?;
+            self.pages.push(Vec::new());
+        }
+        Ok(&mut self.pages[page])
     }
 
     /// The page that row `self.len` goes into, allocated (fallibly) if it is not yet, with
     /// room for `rows` more rows (all within the page). A page grows by doubling up to a
     /// page, so that a small index does not hold a whole page; a full page is exactly one.
     fn room_for(&mut self, rows: usize) -> Result<&mut Vec<T>> {
-        let page = self.len >> self.shift;
-        if page == self.pages.len() {
-            room::reserve(&mut self.pages, 1, self.what)?;
-            self.pages.push(Vec::new());
-        }
-        let page_len = self.page_len();
-        let p = &mut self.pages[page];
-        let need = p.len() + rows * self.dim;
+        let (page_len, dim, what) = (self.page_len(), self.dim, self.what);
+        let p = self.page_mut(self.len >> self.shift)?;
+        let need = p.len() + rows * dim;
         if p.capacity() < need {
             let grown = (p.capacity() * 2).clamp(need, page_len.max(need));
-            room::reserve(p, grown - p.len(), self.what)?;
+            room::reserve(p, grown - p.len(), what)?;
         }
         Ok(p)
     }
@@ -117,14 +127,11 @@ impl<T: Copy> Rows<T> {
         while row < end {
             let page = row >> self.shift;
             let page_end = ((page + 1) << self.shift).min(end);
-            if page == self.pages.len() {
-                room::reserve(&mut self.pages, 1, self.what)?;
-                self.pages.push(Vec::new());
-            }
-            let p = &mut self.pages[page];
             let need = (page_end - (page << self.shift)) * self.dim;
+            let what = self.what;
+            let p = self.page_mut(page)?;
             if p.capacity() < need {
-                room::reserve(p, need - p.len(), self.what)?;
+                room::reserve(p, need - p.len(), what)?;
             }
             row = page_end;
         }
@@ -174,10 +181,7 @@ impl<T: Copy> Rows<T> {
         if a == b {
             return;
         }
-        let (low, high) = (a.min(b), a.max(b));
-        let (pl, ph) = (low >> self.shift, high >> self.shift);
-        let mask = self.page_rows() - 1;
-        let (al, ah) = ((low & mask) * self.dim, (high & mask) * self.dim);
+        let ((pl, al), (ph, ah)) = (self.place(a.min(b)), self.place(a.max(b)));
         let dim = self.dim;
         if pl == ph {
             let (before, after) = self.pages[pl].split_at_mut(ah);

@@ -553,25 +553,12 @@ fn touch_rows<'a, T: 'a>(
 }
 
 /// Reorders `pool` in place so that row `n` holds what row `rows[n]` held, for every `n` (the
-/// rows past `rows.len()` end in any order). Each row is moved along the cycles of the
-/// permutation that also sends the rows no one names to the places past `rows.len()`
-/// ([`crate::sort::permute_by`]). False, with `pool` unchanged, when `rows` names a row twice
-/// or one past the pool.
+/// rows past `rows.len()` end in any order; see [`crate::sort::gather_by`]). False, with
+/// `pool` unchanged, when `rows` names a row twice or one past the pool, or the memory
+/// refuses the order (the codes are then copied).
 fn gather_rows(pool: &mut Rows<i8>, rows: &[u32]) -> bool {
-    let total = pool.len();
-    // The row each place takes: `rows` first, then the rows no one names, in order.
-    let mut source: Vec<u32> = Vec::with_capacity(total);
-    let mut named = vec![false; total];
-    for &r in rows {
-        match named.get_mut(r as usize) {
-            Some(seen) if !*seen => *seen = true,
-            _ => return false,
-        }
-        source.push(r);
-    }
-    source.extend((0..total as u32).filter(|&r| !named[r as usize]));
-    crate::sort::permute_by(source, |a, b| pool.swap(a, b));
-    true
+    let picked = rows.iter().map(|&r| r as usize);
+    crate::sort::gather_by(pool.len(), picked, |a, b| pool.swap(a, b)).unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -177,11 +177,10 @@ fn plan(owned: &OwnedValues, values: &Values) -> Result<Option<Plan>> {
         for (key, chunk) in read.chunks {
             records = records.saturating_add(chunk_record_count(chunk.bytes()));
             if pool.is_some() {
-                match chunk_codes(&key, chunk.bytes())? {
-                    (_, _, true) => pool = None,
-                    (_, 0, _) => {}
-                    (d, _, _) if d == dim => {}
-                    _ => pool = None,
+                // f32 vectors, or codes of another dimension: the codes are copied instead.
+                let (d, count, f32s) = chunk_codes(&key, chunk.bytes())?;
+                if f32s || (count > 0 && d != dim) {
+                    pool = None;
                 }
             }
             let place = match chunk {

@@ -65,20 +65,14 @@ impl ChunkRecords {
     /// place once (as `load::choose_records` does).
     pub fn take(mut self, chosen: &[(u32, u32)]) -> Result<Vec<Record>> {
         let total = self.all.len();
-        // The record each place takes: the chosen first, in order, then the rest.
-        let mut source: Vec<u32> = Vec::new();
-        room::reserve(&mut source, total, "the records' places")?;
-        let mut named = room::filled(false, total, "the records' places")?;
-        for &(vi, ri) in chosen {
-            let at = self.first[vi as usize] + ri as usize;
-            debug_assert!(!named[at], "a place chosen twice");
-            named[at] = true;
-            source.push(at as u32);
-        }
-        source.extend((0..total as u32).filter(|&r| !named[r as usize]));
-        drop(named);
+        let first = &self.first;
+        let picked = chosen
+            .iter()
+            .map(|&(vi, ri)| first[vi as usize] + ri as usize);
         let all = &mut self.all;
-        crate::sort::permute_by(source, |a, b| all.swap(a, b));
+        let gathered = crate::sort::gather_by(total, picked, |a, b| all.swap(a, b))
+            .map_err(|_| room::out_of_memory("the records' places", total * 5))?;
+        debug_assert!(gathered, "a place chosen twice");
         self.all.truncate(chosen.len());
         Ok(self.all)
     }
