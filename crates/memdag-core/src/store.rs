@@ -236,40 +236,52 @@ impl Store {
     }
 
     /// Builds the thread and user orders of every record at once: each set is sorted first
-    /// and then built in one pass, where inserting one record at a time rebalanced the trees
-    /// at every step (a fifth of building a loaded store).
+    /// and then built in pieces ([`crate::sort::sorted_set`]), where inserting one record at a time
+    /// rebalanced the trees at every step (a fifth of building a loaded store). A run holds
+    /// slots (4 bytes), not their order keys (24): at the end of an open, in a memory the open
+    /// has filled, a 128 MiB Worker ran out building a 100k-record user's run of keys.
     #[cfg(feature = "std")]
     fn build_orders(&mut self) {
-        type Runs = BTreeMap<String, Vec<Chrono>>;
+        type Runs = BTreeMap<String, Vec<Slot>>;
         // A call per record; a thread's or user's first record starts its run out of line,
         // which keeps `push` small for V8 to optimize early in a first open.
-        fn push(runs: &mut Runs, key: &str, chrono: Chrono) {
+        fn push(runs: &mut Runs, key: &str, slot: Slot) {
             match runs.get_mut(key) {
-                Some(run) => run.push(chrono),
-                None => start(runs, key, chrono),
+                Some(run) => run.push(slot),
+                None => start(runs, key, slot),
             }
         }
         #[cold]
         #[inline(never)]
-        fn start(runs: &mut Runs, key: &str, chrono: Chrono) {
-            runs.insert(key.into(), alloc::vec![chrono]);
+        fn start(runs: &mut Runs, key: &str, slot: Slot) {
+            runs.insert(key.into(), alloc::vec![slot]);
         }
         let (mut threads, mut users, mut item_users) = (Runs::new(), Runs::new(), Runs::new());
         for (slot, r) in self.slots.iter().enumerate() {
             let Some(r) = r else { continue };
-            let chrono = (r.created_at, r.seq, slot as Slot);
+            let slot = slot as Slot;
             if r.is_item() {
-                push(&mut item_users, &r.user, chrono);
+                push(&mut item_users, &r.user, slot);
             } else {
-                push(&mut threads, &r.thread, chrono);
-                push(&mut users, &r.user, chrono);
+                push(&mut threads, &r.thread, slot);
+                push(&mut users, &r.user, slot);
             }
         }
+        let slots = &self.slots;
+        // Every slot a run holds is live.
+        let chrono = |slot: Slot| {
+            let r = slots[slot as usize]
+                .as_ref()
+                .expect("a run's slots hold records");
+            (r.created_at, r.seq, slot)
+        };
         let build = |runs: Runs| -> BTreeMap<String, BTreeSet<Chrono>> {
             runs.into_iter()
                 .map(|(key, mut run)| {
-                    run.sort_unstable();
-                    (key, run.into_iter().collect())
+                    // Slots follow sequence order, so a run is sorted already unless times
+                    // go back: the sort then only checks.
+                    run.sort_unstable_by_key(|&s| chrono(s));
+                    (key, crate::sort::sorted_set(run.into_iter().map(chrono)))
                 })
                 .collect()
         };
@@ -611,6 +623,21 @@ impl Store {
         next_seq: u64,
         key_of: &dyn Fn(usize) -> String,
     ) -> Result<Self> {
+        let mut store = Store::with_records(records, next_seq, key_of)?;
+        store.index_records(key_of)?;
+        Ok(store)
+    }
+
+    /// The first half of [`Store::from_records`]: a store holding `records` (in sequence
+    /// order, which is checked) in its slots, not yet indexed by id, in the DAG or in time.
+    /// An open restores the search indexes between the two halves, so that what it reads them
+    /// from is freed before [`Store::index_records`] makes the store's own indexes.
+    #[cfg(feature = "std")]
+    pub(crate) fn with_records(
+        records: Vec<Record>,
+        next_seq: u64,
+        key_of: &dyn Fn(usize) -> String,
+    ) -> Result<Self> {
         let mut store = Store::new();
         if let Some(i) = records.windows(2).position(|w| w[0].seq >= w[1].seq) {
             return Err(Error::CorruptData {
@@ -621,6 +648,15 @@ impl Store {
         // In sequence order, so the last record has the highest number.
         let max_seq = records.last().map_or(0, |r| r.seq + 1);
         store.slots = Slots::from_records(records);
+        store.next_seq = next_seq.max(max_seq);
+        Ok(store)
+    }
+
+    /// The second half of [`Store::from_records`]: indexes the records of the slots by id,
+    /// in the DAG, as items and in time, checking that ids are unique and parents present.
+    #[cfg(feature = "std")]
+    pub(crate) fn index_records(&mut self, key_of: &dyn Fn(usize) -> String) -> Result<()> {
+        let store = self;
         store.by_id.try_reserve(store.slots.len())?;
         for slot in 0..store.slots.len() as Slot {
             if !store.index_loaded(slot) {
@@ -642,8 +678,7 @@ impl Store {
                 });
             }
         }
-        store.next_seq = next_seq.max(max_seq);
-        Ok(store)
+        Ok(())
     }
 }
 

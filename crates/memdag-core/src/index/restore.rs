@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::vec::Vec;
 
 use super::distance::inverse_norm;
-use super::postings::InvertedIndex;
+use super::postings::{InvertedIndex, PendingPostings};
 use super::SearchIndex;
 use crate::record::Record;
 use memdag_types::Slot;
@@ -95,9 +95,10 @@ impl SearchIndex {
     }
 
     /// Builds the indexes of freshly loaded records (`slots`, in slot order): the text index
-    /// from the stored analyses `stored_text` adds (true when it did) or else from the records,
-    /// starting from `text` (empty, or with the stored terms interned and room reserved), and
-    /// the graph from `graph`, and the vectors, as stored, from `vectors`.
+    /// from the stored analyses `stored_text` adds (true when it did, its postings held in the
+    /// pending postings it is given, or flushed) or else from the records, starting from `text`
+    /// (empty, or with the stored terms interned and room reserved), and the graph from
+    /// `graph`, and the vectors, as stored, from `vectors`.
     /// Returns the nodes that had to be inserted anew (their stored form is missing or stale).
     #[inline(never)]
     pub(crate) fn restore(
@@ -107,7 +108,7 @@ impl SearchIndex {
         vectors: &mut dyn VectorSource,
         graph: &dyn GraphSource,
         text: InvertedIndex,
-        stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
+        stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex, &mut PendingPostings) -> bool,
     ) -> crate::Result<Vec<u32>> {
         let mut idx = SearchIndex {
             auto_embed: self.auto_embed(),
@@ -125,19 +126,35 @@ impl SearchIndex {
         let mut missing: Vec<(Slot, Vec<f32>)> = Vec::new();
         let pooled = vectors.has_pool() && idx.vectors.hnsw.vecs.has_codes();
         // The text first, over every record: the stored analyses it reads are freed as it
-        // goes (an owned open's, see `storage::owned`), so that the graph's arrays, the
-        // largest the restore makes, are sized after that memory is back, not beside it.
+        // goes (an owned open's, see `storage::owned`), and so are the pending postings and
+        // the lists' spare room once it ends, so that the graph's arrays, the largest the
+        // restore makes, are sized after that memory is back, not beside it.
+        let mut pending = PendingPostings::default();
         for (slot, r) in slots.iter().enumerate() {
             let Some(r) = r else { continue };
-            if !stored_text(slot as Slot, &mut idx.text) {
+            if !stored_text(slot as Slot, &mut idx.text, &mut pending) {
                 analyze_anew(&mut idx.text, slot as Slot, r);
             }
         }
+        idx.text.flush(&mut pending);
+        drop(pending);
+        idx.text.shrink_lists();
         idx.vectors.hnsw.reserve(vectors.count(), pooled)?;
+        // What the restore adds a record or a node at a time is sized now too: grown as it
+        // goes, each array would be copied into a larger one while the old is held, in a
+        // memory the open has filled (a 128 MiB Worker's ran out there at 100k records).
+        idx.vectors.reserve_bindings(slots.len(), vectors.count())?;
+        idx.threads.reserve(slots.len())?;
+        let more = slots.len().saturating_sub(idx.content.len());
+        crate::room::reserve(&mut idx.content, more, "its records' content keys")?;
         // While the codes come in a pool: each node's row in it (`u32::MAX` for a node pushed
         // with its codes), and whether a record's vector in it stays outside the index, to be
         // read from the source after the restore (see `restore_search`).
         let mut rows: Vec<u32> = Vec::new();
+        if pooled {
+            crate::room::reserve(&mut rows, vectors.count(), "its graph's nodes")?;
+        }
+        crate::room::reserve(&mut restored, vectors.count(), "its graph's nodes")?;
         let mut pool_read_later = false;
         let mut vector = Vec::new();
         for (slot, r) in slots.iter().enumerate() {
@@ -155,8 +172,9 @@ impl SearchIndex {
                 idx.vectors.hnsw.vecs.adopt_codes(pool, &rows);
             }
         }
+        drop(rows);
         let h = &mut idx.vectors.hnsw;
-        let by_seq = SeqMap::new(restored.iter().map(|&n| (h.keys[n as usize], n)));
+        let by_seq = SeqMap::new(restored.iter().map(|&n| (h.keys[n as usize], n)))?;
         let mut linker = Linker::new(h.keys.len())?;
         for &node in &restored {
             linker.restore(h, node, graph, &by_seq);
@@ -205,9 +223,9 @@ struct Linker {
     ids: Vec<u32>,
     /// For each node id, the mark of the last layer list that took it: a repeat is seen in
     /// one step instead of a scan of the list (a layer-0 list holds up to 2·M links).
-    taken: Vec<u64>,
+    taken: Vec<u32>,
     /// The mark of the layer list at hand; each list takes a new one.
-    mark: u64,
+    mark: u32,
 }
 
 impl Linker {
@@ -218,6 +236,16 @@ impl Linker {
             taken: crate::room::filled(0, nodes, "its graph's link marks")?,
             mark: 0,
         })
+    }
+
+    /// Takes a new mark; when the marks run out (after 2^32 - 1 lists), every node's is
+    /// cleared and they start over.
+    fn next_mark(&mut self) {
+        self.mark = self.mark.wrapping_add(1);
+        if self.mark == 0 {
+            self.taken.fill(0);
+            self.mark = 1;
+        }
     }
 
     /// A call per node, as `restore_slot`, so that the engine optimizes it early.
@@ -236,7 +264,7 @@ impl Linker {
         // The links come layer by layer; a source that mixes them is read layer by layer.
         for lc in 0..=level {
             let cap = if lc == 0 { 2 * m } else { m };
-            self.mark += 1;
+            self.next_mark();
             self.ids.clear();
             for &(layer, seq) in &self.found {
                 if layer != lc || self.ids.len() == cap {
@@ -331,19 +359,20 @@ pub(crate) enum SeqMap<V: Copy> {
 }
 
 impl<V: Copy> SeqMap<V> {
-    /// Builds the map; a later pair for the same number replaces an earlier one.
-    pub(crate) fn new(pairs: impl Iterator<Item = (u64, V)> + Clone) -> Self {
+    /// Builds the map; a later pair for the same number replaces an earlier one. Fails with
+    /// [`crate::Error::Storage`] when the memory refuses a dense map (see [`crate::room`]).
+    pub(crate) fn new(pairs: impl Iterator<Item = (u64, V)> + Clone) -> crate::Result<Self> {
         let (count, max) = pairs
             .clone()
             .fold((0usize, 0u64), |(c, m), (s, _)| (c + 1, m.max(s)));
         if count > 0 && max < (count as u64).saturating_mul(4) + 1024 {
-            let mut dense = vec![None; max as usize + 1];
+            let mut dense = crate::room::filled(None, max as usize + 1, "its graph's node map")?;
             for (s, v) in pairs {
                 dense[s as usize] = Some(v);
             }
-            SeqMap::Dense(dense)
+            Ok(SeqMap::Dense(dense))
         } else {
-            SeqMap::Sparse(pairs.collect())
+            Ok(SeqMap::Sparse(pairs.collect()))
         }
     }
 
@@ -391,6 +420,20 @@ mod tests {
         }
     }
 
+    /// Marks are never reused while a node may hold one: when they run out, every node's
+    /// mark is cleared and they start over from 1 (0 is a node no list took).
+    #[test]
+    fn linker_marks_start_over_cleared_when_they_run_out() {
+        let mut linker = Linker::new(3).unwrap();
+        linker.mark = u32::MAX - 1;
+        linker.next_mark();
+        assert_eq!(linker.mark, u32::MAX);
+        linker.taken = vec![u32::MAX - 1, u32::MAX, 0];
+        linker.next_mark();
+        assert_eq!(linker.mark, 1);
+        assert_eq!(linker.taken, [0, 0, 0]);
+    }
+
     /// A damaged or crafted store's links are cleaned as they are restored: repeats, links
     /// to itself, to nodes that are not restored and to layers above the node's level are
     /// dropped, layers given out of order are read by layer, and each layer is capped.
@@ -424,7 +467,7 @@ mod tests {
                 &mut Vectors(n as usize),
                 &Graph(nodes),
                 InvertedIndex::default(),
-                &mut |_, _| false,
+                &mut |_, _, _| false,
             )
             .unwrap();
         assert!(inserted.is_empty(), "every node is stored");

@@ -95,6 +95,13 @@ impl ThreadOrder {
         }
     }
 
+    /// Makes room for the places of `slots` slots, so that a restore adding them grows
+    /// nothing (see [`crate::room`]).
+    pub(crate) fn reserve(&mut self, slots: usize) -> crate::Result<()> {
+        let more = slots.saturating_sub(self.places.len());
+        crate::room::reserve(&mut self.places, more, "its thread order")
+    }
+
     /// Takes the record that was in `slot` out of its thread, linking its neighbours to each
     /// other; `key_of` gives the key of the other slots its thread lists.
     pub fn remove(&mut self, slot: Slot, record: &Record, key_of: &dyn Fn(Slot) -> OrderKey) {

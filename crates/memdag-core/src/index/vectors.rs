@@ -148,6 +148,15 @@ impl VectorIndex {
             .filter(|&n| n != NONE)
     }
 
+    /// Makes room to bind `slots` slots and `nodes` nodes, so that a restore grows nothing
+    /// (see [`crate::room`]).
+    pub(super) fn reserve_bindings(&mut self, slots: usize, nodes: usize) -> Result<()> {
+        let more = slots.saturating_sub(self.slot_node.len());
+        crate::room::reserve(&mut self.slot_node, more, "its graph's nodes")?;
+        let more = nodes.saturating_sub(self.node_slot.len());
+        crate::room::reserve(&mut self.node_slot, more, "its graph's nodes")
+    }
+
     pub(super) fn bind(&mut self, slot: Slot, node: u32) {
         if self.slot_node.len() <= slot as usize {
             self.slot_node.resize(slot as usize + 1, NONE);

@@ -244,9 +244,13 @@ pub(super) fn restore_v2(
             &mut vector_at,
         );
     }
-    let mut store = Store::from_records(records, commit.next_seq, &|i| {
-        chunks[record_chunk[i] as usize].1.clone()
-    })?;
+    // The keys of the chunks, for errors found once their bytes are freed.
+    let chunk_keys: Vec<String> = chunks.iter().map(|c| c.1.clone()).collect();
+    let key_of = |i: usize| chunk_keys[record_chunk[i] as usize].clone();
+    // The store's own indexes (by id, the DAG, time) are made after the search indexes, once
+    // the views, the chunks and the stored graph are freed: made before, they lay beside all
+    // of that at the open's peak (7 MiB of 118 at 100k records in wasm).
+    let mut store = Store::with_records(records, commit.next_seq, &key_of)?;
     let (gone_blobs, gone_state) = restore_named(
         &mut store,
         &mut views,
@@ -255,9 +259,6 @@ pub(super) fn restore_v2(
         &generation_of,
         lenient.as_deref_mut(),
     )?;
-    if !store.memory_config().aliases.is_empty() {
-        store.rebuild_item_index();
-    }
     restore_uses(&mut store, &views, &generation_of);
     let with_vectors = vector_at.iter().filter(|a| a.1 != u32::MAX).count();
     let graph = SegmentGraph {
@@ -277,14 +278,13 @@ pub(super) fn restore_v2(
     // text is analyzed. The lists are not counted first to size them: they grow by half again
     // as runs are appended and are shrunk to fit at the end, which took 0.89x the time of a
     // counting pass over every analysis (a warm open of the LoCoMo workload at 10k in wasm).
-    let mut pending = PendingPostings::default();
     // Each chunk's entries are read in record order, on from the last one read; `None` once
     // one was malformed. The chunks with a malformed entry, in the order found: a strict open
     // fails naming the first, once the indexes are filled; a salvaging one notes each as
     // damaged and analyzes their records from there on anew (nothing is lost).
     let mut cursors: Vec<Option<TextCursor>> = vec![Some(TextCursor::default()); views.len()];
     let mut malformed_text: Vec<usize> = Vec::new();
-    let mut stored_text = |slot: Slot, index: &mut InvertedIndex| -> bool {
+    let mut stored_text = |slot: Slot, index: &mut InvertedIndex, pending: &mut PendingPostings| {
         let mut lens = [0u32; FIELDS];
         let mut keys_len = 0;
         let read = chosen.get(slot as usize).and_then(|&(vi, ri)| {
@@ -323,10 +323,10 @@ pub(super) fn restore_v2(
         if read.is_none() {
             // The record is analyzed anew and indexed at once: the postings held go first, so
             // that every list is filled in slot order.
-            index.flush(&mut pending);
+            index.flush(pending);
             return false;
         }
-        index.add_analyzed_later(slot, &terms, lens, &keys, keys_len, &mut pending);
+        index.add_analyzed_later(slot, &terms, lens, &keys, keys_len, pending);
         true
     };
     store.search.vectors.set_settings(commit.vectors);
@@ -347,7 +347,7 @@ pub(super) fn restore_v2(
         &mut stored_text,
     )?;
     for &vi in &malformed_text {
-        let key = &chunks[vi].1;
+        let key = &chunk_keys[vi];
         let reason = "text section malformed";
         match lenient.as_deref_mut() {
             None => {
@@ -359,8 +359,6 @@ pub(super) fn restore_v2(
             Some(l) => l.skip(key, l.blocks.get(vi).copied().flatten(), reason.into()),
         }
     }
-    store.search.text.flush(&mut pending);
-    store.search.text.shrink_lists();
     // Slots follow sequence order, as `chosen` does.
     store.persist.record_home = homes;
     let mut node_home = node_homes(&store, &graph, &generation_of);
@@ -369,6 +367,16 @@ pub(super) fn restore_v2(
         store.dirty.mark(Touched::Node(node));
     }
     store.persist.node_home = node_home;
+    // What the search indexes were restored from goes before the store's indexes are made.
+    drop(vectors);
+    drop(graph);
+    drop(chosen);
+    drop(views);
+    drop(chunks);
+    store.index_records(&key_of)?;
+    if !store.memory_config().aliases.is_empty() {
+        store.rebuild_item_index();
+    }
     store.persist.gone_records = gone_records;
     store.persist.gone_blobs = gone_blobs;
     store.persist.gone_state = gone_state;
@@ -553,7 +561,7 @@ fn stored_nodes(
             }
         }
     }
-    Ok(SeqMap::new(nodes.iter().copied()))
+    SeqMap::new(nodes.iter().copied())
 }
 
 /// What [`choose_records`] returns: each chosen record's (chunk, index), in sequence order,

@@ -4,7 +4,7 @@
 use std::vec::Vec;
 
 use crate::error::Result;
-use crate::index::postings::InvertedIndex;
+use crate::index::postings::{InvertedIndex, PendingPostings};
 use crate::index::restore::{GraphSource, VectorSource};
 use crate::record::Record;
 use crate::store::Store;
@@ -40,7 +40,7 @@ pub(super) fn restore_search(
     vectors: &mut dyn VectorSource,
     graph: &dyn GraphSource,
     text: InvertedIndex,
-    stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex) -> bool,
+    stored_text: &mut dyn FnMut(Slot, &mut InvertedIndex, &mut PendingPostings) -> bool,
 ) -> Result<Vec<u32>> {
     let mut search = core::mem::take(&mut store.search);
     let inserted = search.restore(&store.slots, dimension, vectors, graph, text, stored_text)?;

@@ -94,7 +94,7 @@ pub(super) fn load_v1(values: &Values) -> Result<Store> {
         &mut vectors,
         &V1Graph(by_seq),
         InvertedIndex::default(),
-        &mut |_, _| false,
+        &mut |_, _, _| false,
     )?;
     store.persist.full_rewrite =
         !store.is_empty() || !store.blobs.is_empty() || !orphans.is_empty();
