@@ -25,16 +25,19 @@
 //! The records of every chunk are decoded into one array ([`super::records`]),
 //! made at the start of step 2, while every value is still held: the restore reorders it in
 //! place into the store's slots, where it used to hold one array per chunk and the slots
-//! beside them. And the restore reads every stored text analysis (freeing them) before it
-//! makes the graph's arrays.
+//! beside them. The restore reads every stored text analysis (freeing them) before it makes
+//! the graph's arrays, and restores the search indexes before the store's own (by id, the
+//! DAG, the time orders), which it makes once the views, the kept chunks and the stored
+//! graph's maps are freed (see `restore_v2`).
 //!
 //! At 100k records of the LoCoMo workload (int8) in wasm, the live peak of a borrowing open is
-//! 203 MiB (86.9 of values and a 102.6 MiB store). This one's is 117.9 MiB, at the end of the
-//! restore (the graph's links set): the store beside what the restore reads from, the chunks
-//! kept (6.6 MiB, mostly their stored graph nodes) and the maps of the stored nodes (3.2).
-//! The digest peaks at 103.2. Under a 128 MiB Worker cap (`worker-128mb.mjs`), 90k int8
-//! records open (in 126 MiB; before the pages of codes and the one array of records, 80k took
-//! 123) and 100k fail with STORAGE, the graph's links (12.2 MiB) finding no hole that large.
+//! 203 MiB (86.9 of values and a 102.6 MiB store). This one's is 106.2 MiB, as the graph's
+//! links are set: the search indexes beside what the restore reads from (the kept chunks,
+//! mostly their stored graph nodes, and the maps of the stored nodes); the store's own
+//! indexes then peak at 103.8 and the digest at 103.2 (the store is 102.1). Under a 128 MiB
+//! Worker cap (`worker-128mb.mjs`), 100k int8 records open and answer in 127.2 MiB (90k in
+//! 118.8): the wasm memory holds some 20 MiB more than the live peak, in holes the freed
+//! values leave.
 //!
 //! Every error a stored byte can cause is found in step 1, while the values are whole, so
 //! such an error lists the store's damage as [`Store::load`]'s does. A chunk that passed its
