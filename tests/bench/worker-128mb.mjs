@@ -2,7 +2,7 @@
 // (miniflare, installed in tests/worker). A benchmark, not a test.
 //
 //   node tests/bench/worker-128mb.mjs [--records 100000[,50000...]] [--precisions f32,int8]
-//        [--limit-mib 128] [--queries 200] [--data DIR] [--no-build]
+//        [--limit-mib 128] [--queries 200] [--data DIR] [--no-build] [--dump DIR]
 //
 // For each precision: builds the benchmark's workload store in Node with the JS package
 // (pkg/dist, built by scripts/build-pkg.sh): N records of the LoCoMo dev turns replicated, each
@@ -21,10 +21,14 @@
 // into wasm memory as it arrives (`kv MiB` is the store's size, all of it in wasm memory during
 // the open). --limit-mib 0 runs without a cap, to measure what the open needs.
 //
+// --dump DIR writes each store's entries to DIR/<records>-<precision>.{json,bin} instead of
+// running the Worker, for tests/bench/capped-open.mjs, which opens them in Node under the same
+// cap in seconds, and names the function of a trap when given a package with names.
+//
 // Times are taken in Node around each request (inside a Worker the clock stands still while
 // code runs), so each includes a round trip through miniflare: the `/ping` row is that round
 // trip alone.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -35,16 +39,17 @@ const args = process.argv.slice(2);
 const sizes = option(args, '--records', '100000').split(',').map(Number).filter((n) => n > 0);
 const precisions = option(args, '--precisions', 'f32,int8').split(',').filter(Boolean);
 const limitMib = Number(option(args, '--limit-mib', '128'));
+const dump = option(args, '--dump', '');
 const queries = Number(option(args, '--queries', '200'));
 const data = resolve(option(args, '--data', defaultData));
 const log = (...a) => console.error(...a);
 
-if (!existsSync(join(here, '../worker/node_modules/miniflare'))) {
+if (!dump && !existsSync(join(here, '../worker/node_modules/miniflare'))) {
   // A fresh checkout has not installed the Worker tests' tree (scripts/test.sh does).
   console.error('worker-128mb: miniflare is not installed: run (cd tests/worker && npm ci) first');
   process.exit(2);
 }
-const { kvWorker } = await import('../worker/harness.mjs');
+const { kvWorker } = dump ? {} : await import('../worker/harness.mjs');
 const { Memory } = await import('../../pkg/index.js');
 
 const bench = loadBench({ build: !args.includes('--no-build') });
@@ -74,8 +79,12 @@ async function run(records, precision, vec, texts) {
   const kvBytes = entries.reduce((n, [k, v]) => n + k.length + v.length, 0);
   log(`built in ${((performance.now() - started) / 1000).toFixed(1)} s: ${entries.length} keys, ${mib(kvBytes)} MiB`);
 
-  const mf = await kvWorker(join(here, 'worker-128mb.worker.js'), { entries, limitMib });
   const row = { precision, records, keys: entries.length, kvBytes, limitMib };
+  if (dump) {
+    row.dumped = dumpEntries(join(dump, `${records}-${precision}`), entries);
+    return row;
+  }
+  const mf = await kvWorker(join(here, 'worker-128mb.worker.js'), { entries, limitMib });
   try {
     const call = async (path, body) => {
       const init = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
@@ -119,6 +128,21 @@ async function run(records, precision, vec, texts) {
   }
 }
 
+/** Writes `entries` as `base.json` (each key with its offset and length in the other file)
+ * and `base.bin` (the values, one after another); returns `base`. */
+function dumpEntries(base, entries) {
+  mkdirSync(dirname(base), { recursive: true });
+  const index = [];
+  let offset = 0;
+  for (const [key, value] of entries) {
+    index.push([key, offset, value.length]);
+    offset += value.length;
+  }
+  writeFileSync(`${base}.json`, JSON.stringify(index));
+  writeFileSync(`${base}.bin`, Buffer.concat(entries.map(([, v]) => v)));
+  return base;
+}
+
 const rows = [];
 for (const records of sizes) {
   const vectors = bench.corpus_vectors(records, queries);
@@ -136,6 +160,6 @@ const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 console.log(`Workers (workerd via miniflare): records opened from KV and searched, wasm memory capped at ${limitMib > 0 ? `${limitMib} MiB` : 'nothing'}; times in ms from Node, one request each (the round trip is the ping row)`);
 console.log('| records | precision | keys | kv MiB | open ms | wasm MiB after open | wasm MiB peak | ping p50 | bm25 p50 | vector p50 | hybrid p50 | result |\n|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  const result = r.error ? `failed: ${r.error.code} ${r.error.message}`.slice(0, 120) : 'opened and answered';
+  const result = r.dumped ? `entries written to ${r.dumped}.{json,bin}` : r.error ? `failed: ${r.error.code} ${r.error.message}`.slice(0, 120) : 'opened and answered';
   console.log(`| ${r.records} | ${r.precision} | ${r.keys} | ${mib(r.kvBytes)} | ${f(r.openMs, 0)} | ${r.wasmAfterOpen ? mib(r.wasmAfterOpen) : '-'} | ${r.wasmBytes ? mib(r.wasmBytes) : '-'} | ${f(r.pingP50)} | ${f(r.bm25P50)} | ${f(r.vectorP50)} | ${f(r.hybridP50)} | ${result} |`);
 }

@@ -50,7 +50,7 @@ async function withWorker(mib, entries, fn) {
   }
 }
 
-test('an open the capped memory cannot hold fails with STORAGE, the instance goes on and nothing stored changes; a larger memory opens it', async () => {
+test('an open the capped memory cannot hold fails with STORAGE (its arrays or the values themselves), the instance goes on and nothing stored changes; a larger memory opens it', async () => {
   const entries = store(6000);
   const bytes = entries.reduce((n, [, v]) => n + v.length, 0);
   assert.ok(bytes > 10 << 20, `${bytes} bytes stored`);
@@ -66,6 +66,19 @@ test('an open the capped memory cannot hold fails with STORAGE, the instance goe
     assert.deepEqual(await stored(), before, 'nothing stored changed');
     assert.equal((await call('/ping')).status, 200, 'the Worker still answers');
     // The wasm instance lives on (an abort would have killed it, and every later call).
+    const fresh = await call('/fresh');
+    assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
+    assert.equal(fresh.body.first, 'fresh-1');
+  });
+
+  // A memory too small for the values themselves: copying them in fails with STORAGE too.
+  await withWorker(8, entries, async (call, stored) => {
+    const before = await stored();
+    const opened = await call('/open', {});
+    assert.equal(opened.status, 500, JSON.stringify(opened.body));
+    assert.equal(opened.body.error.code, 'STORAGE', JSON.stringify(opened.body));
+    assert.match(opened.body.error.message, /out of memory: the value of "[^"]+" \([0-9.]+ MiB\) could not be copied into wasm memory/);
+    assert.deepEqual(await stored(), before, 'nothing stored changed');
     const fresh = await call('/fresh');
     assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
     assert.equal(fresh.body.first, 'fresh-1');

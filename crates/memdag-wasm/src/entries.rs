@@ -61,14 +61,35 @@ pub fn stored_value(key: &str, value: &JsValue) -> Result<Option<Vec<u8>>, Error
     if value.is_null() || value.is_undefined() {
         Ok(None)
     } else if let Some(array) = value.dyn_ref::<Uint8Array>() {
-        Ok(Some(array.to_vec()))
+        copy_in(key, array).map(Some)
     } else if value.is_instance_of::<ArrayBuffer>() {
-        Ok(Some(Uint8Array::new(value).to_vec()))
+        copy_in(key, &Uint8Array::new(value)).map(Some)
     } else {
         Err(Error::invalid(format!(
             "entries: value of {key:?} must be a Uint8Array or null"
         )))
     }
+}
+
+/// The bytes of `array`, copied into wasm memory, or `STORAGE` naming `key` when the memory
+/// refuses them: an open copies every value in before it reads them, and in a capped memory
+/// (a Worker's) the values alone may not fit, where `to_vec` would abort, killing the
+/// instance and every memory open in it.
+fn copy_in(key: &str, array: &Uint8Array) -> Result<Vec<u8>, Error> {
+    let len = array.length() as usize;
+    let mut bytes: Vec<u8> = Vec::new();
+    bytes.try_reserve_exact(len).map_err(|_| Error::Storage {
+        message: format!(
+            "out of memory: the value of {key:?} ({:.1} MiB) could not be copied into wasm memory",
+            len as f64 / 1048576.0
+        ),
+    })?;
+    let filled = array
+        .copy_to_uninit(&mut bytes.spare_capacity_mut()[..len])
+        .len();
+    // SAFETY: `copy_to_uninit` initialized the first `len` bytes (it returns them).
+    unsafe { bytes.set_len(filled) };
+    Ok(bytes)
 }
 
 /// Reads the keys of a change set for `Memory.requeue`. Values are ignored.

@@ -348,6 +348,15 @@ impl InvertedIndex {
         self.keys_total += u64::from(keys_len);
     }
 
+    /// Makes room for the field and key lengths of `slots` slots, so that a restore adding
+    /// them grows nothing (see [`crate::room`]).
+    pub(crate) fn reserve_docs(&mut self, slots: usize) -> crate::Result<()> {
+        let more = slots.saturating_sub(self.doc_len.len());
+        crate::room::reserve(&mut self.doc_len, more, "its records' field lengths")?;
+        let more = slots.saturating_sub(self.keys_len.len());
+        crate::room::reserve(&mut self.keys_len, more, "its records' field lengths")
+    }
+
     /// The id of `term`, interned if new.
     pub fn intern(&mut self, term: &str) -> u32 {
         self.term_id(term, true).unwrap_or(0)

@@ -129,7 +129,9 @@ impl SearchIndex {
         // goes (an owned open's, see `storage::owned`), and so are the pending postings and
         // the lists' spare room once it ends, so that the graph's arrays, the largest the
         // restore makes, are sized after that memory is back, not beside it.
-        let mut pending = PendingPostings::default();
+        // Sized first, as the arrays below (see there).
+        idx.text.reserve_docs(slots.len())?;
+        let mut pending = idx.text.reserved_pending()?;
         for (slot, r) in slots.iter().enumerate() {
             let Some(r) = r else { continue };
             if !stored_text(slot as Slot, &mut idx.text, &mut pending) {

@@ -74,7 +74,8 @@ pub fn split_records<'b>(key: &str, body: &'b [u8], move_codes: bool) -> Result<
         }
         at = next;
     }
-    split.rest = Vec::with_capacity(keep.iter().map(|&(_, len, _)| 5 + len).sum());
+    let size = keep.iter().map(|&(_, len, _)| 5 + len).sum();
+    crate::room::reserve(&mut split.rest, size, "a copy of a part's sections")?;
     for (at, len, tag) in keep {
         split.rest.push(tag);
         split.rest.extend_from_slice(&(len as u32).to_le_bytes());

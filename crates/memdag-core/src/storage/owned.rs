@@ -282,7 +282,8 @@ fn digest(
 fn take_chunk(key: &str, body: &[u8], digested: &mut Digested) -> Result<Vec<u8>> {
     let mut split = split_records(key, body, digested.pool.is_some())?;
     digested.records.push_chunk(&mut split.records);
-    digested.texts.push(split.text.to_vec());
+    let text = crate::room::copied(split.text, "a copy of a part's text analyses")?;
+    digested.texts.push(text);
     if let Some(pool) = digested.pool.as_mut() {
         pool.first_row.push(pool.codes.len() as u32);
         // A copy a page at a time (`memory.copy` in wasm), fast in a first open's baseline

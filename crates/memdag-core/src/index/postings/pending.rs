@@ -39,6 +39,20 @@ impl Default for PendingPostings {
 const PENDING_POSTINGS: usize = 1 << 16;
 
 impl InvertedIndex {
+    /// Pending postings for this index's terms, their buffers sized first, so that an open,
+    /// which makes them as its memory is fullest, gets [`crate::Error::Storage`] rather than
+    /// an abort when the memory refuses them (see [`crate::room`]).
+    pub(crate) fn reserved_pending(&self) -> crate::Result<PendingPostings> {
+        let mut pending = PendingPostings::default();
+        // A record's terms may take the postings past the limit before they are flushed.
+        let room = pending.limit + 1024;
+        let what = "its pending postings";
+        crate::room::reserve(&mut pending.postings, room, what)?;
+        crate::room::reserve(&mut pending.by_term, room, what)?;
+        crate::room::reserve(&mut pending.starts, self.postings.len() + 1, what)?;
+        Ok(pending)
+    }
+
     /// Indexes an analyzed record in `slot` (term ids from [`InvertedIndex::intern`]), as
     /// [`InvertedIndex::add`] would index the record itself, each term once; the term
     /// postings are left in `pending` until it is flushed ([`InvertedIndex::flush`]), here
