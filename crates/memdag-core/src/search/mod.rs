@@ -18,6 +18,7 @@
 //! [`Store::search`]: crate::Store::search
 //! [`Store::grep`]: crate::Store::grep
 
+mod by_slot;
 pub mod filter;
 pub mod grep;
 pub mod query;

@@ -17,10 +17,11 @@
 //! A query whose text has no indexed term, or a store with no vectors, gives an empty signal,
 //! not an error.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::format;
 use std::vec::Vec;
 
+use super::by_slot::{self, BySlot};
 use super::filter::Compiled;
 use super::query::{
     Fusion, GrepMatch, GrepQuery, SearchHit, SearchMode, SearchQuery, SearchResults, TimeUse,
@@ -192,7 +193,7 @@ impl Store {
         let depth = (q.k * 2).clamp(MIN_CANDIDATES, MAX_K * 2);
         let ef = q.ef.unwrap_or(DEFAULT_EF).clamp(1, 4096);
 
-        let mut cands: BTreeMap<Slot, Cand> = BTreeMap::new();
+        let mut found: Vec<(Slot, Cand)> = Vec::new();
         if let Some(tq) = &tq {
             for (rank, s) in index
                 .text
@@ -200,9 +201,12 @@ impl Store {
                 .into_iter()
                 .enumerate()
             {
-                let c = cands.entry(s.doc).or_default();
-                c.bm25 = Some(s.score);
-                c.text_rank = Some(rank + 1);
+                let c = Cand {
+                    bm25: Some(s.score),
+                    text_rank: Some(rank + 1),
+                    ..Cand::default()
+                };
+                found.push((s.doc, c));
             }
         }
         if let Some(v) = &qvec {
@@ -212,11 +216,21 @@ impl Store {
                 .into_iter()
                 .enumerate()
             {
-                let c = cands.entry(slot).or_default();
-                c.vector = Some(sim);
-                c.vector_rank = Some(rank + 1);
+                let c = Cand {
+                    vector: Some(sim),
+                    vector_rank: Some(rank + 1),
+                    ..Cand::default()
+                };
+                found.push((slot, c));
             }
         }
+        // A slot found by both signals is one candidate: what a later find says wins.
+        let mut cands = BySlot::new(found, |kept, later| {
+            kept.bm25 = later.bm25.or(kept.bm25);
+            kept.text_rank = later.text_rank.or(kept.text_rank);
+            kept.vector = later.vector.or(kept.vector);
+            kept.vector_rank = later.vector_rank.or(kept.vector_rank);
+        });
         let context = q.context > 0.0;
         if context {
             // Lenders: the candidates in the top `max(k, MIN_LENDERS)` of either signal. A
@@ -226,16 +240,14 @@ impl Store {
             let strong = |c: &Cand| {
                 c.text_rank.is_some_and(|r| r <= top) || c.vector_rank.is_some_and(|r| r <= top)
             };
-            let lenders = cands.iter().filter(|(_, c)| strong(c)).map(|(&s, _)| s);
-            for slot in self.context_pool(lenders) {
-                if !cands.contains_key(&slot) && keep(slot) {
-                    cands.insert(slot, Cand::default());
-                }
-            }
+            let lenders = cands.iter().filter(|(_, c)| strong(c)).map(|(s, _)| s);
+            let mut pool = self.context_pool(lenders);
+            pool.retain(|&slot| !cands.contains(slot) && keep(slot));
+            cands.add_missing(&pool, Cand::default);
         }
         // Complete each candidate's missing signal exactly.
         let vq = qvec.as_deref().map(|v| index.vectors.query(v));
-        for (&slot, c) in cands.iter_mut() {
+        for (slot, c) in cands.iter_mut() {
             if let (None, Some(tq)) = (c.bm25, &tq) {
                 let s = index.text.score_doc(tq, &q.bm25, slot);
                 c.bm25 = (s > 0.0).then_some(s);
@@ -248,12 +260,11 @@ impl Store {
         let mut scores = fuse(&cands, q, both);
         if context {
             // A neighbour without the mode's signal is still in the pool, at 0 of its own.
-            for &slot in cands.keys() {
-                scores.entry(slot).or_insert(0.0);
-            }
+            let pool: Vec<Slot> = cands.keys().collect();
+            scores.add_missing(&pool, || 0.0);
         }
         if context || q.thread_scope > 0.0 {
-            let own: BTreeMap<Slot, f32> = scores.clone();
+            let own = scores.clone();
             if context {
                 self.borrow(&own, &mut scores, q.context);
             }
@@ -263,8 +274,8 @@ impl Store {
         }
 
         if let Some((since, until)) = boost {
-            let best = scores.values().copied().fold(0.0f32, f32::max);
-            for (&slot, s) in scores.iter_mut() {
+            let best = scores.values().copied().fold(0.0f32, by_slot::max);
+            for (slot, s) in scores.iter_mut() {
                 if self
                     .slot(slot)
                     .is_some_and(|r| (since..until).contains(&r.created_at))
@@ -277,7 +288,7 @@ impl Store {
             self.weigh_priors(&mut scores, q);
         }
         let mut top = TopK::new(cands.len());
-        for (&slot, &s) in &scores {
+        for (slot, &s) in scores.iter() {
             if q.min_score.is_none_or(|m| s >= m) {
                 top.push(slot, s);
             }
@@ -311,7 +322,7 @@ impl Store {
             if q.dedup && content != 0 && !seen.insert(content) {
                 continue;
             }
-            let (Some(r), Some(c)) = (self.slot(s.doc), cands.get(&s.doc)) else {
+            let (Some(r), Some(c)) = (self.slot(s.doc), cands.get(s.doc)) else {
                 continue;
             };
             hits.push(SearchHit {
@@ -333,15 +344,15 @@ impl Store {
     /// Multiplies each score by the query's importance and recency factors (see
     /// [`SearchQuery::importance_weight`]); a negative score (a cosine below 0) is left alone,
     /// as a factor would lift it.
-    fn weigh_priors(&self, scores: &mut BTreeMap<Slot, f32>, q: &SearchQuery) {
+    fn weigh_priors(&self, scores: &mut BySlot<f32>, q: &SearchQuery) {
         let now = q.now.unwrap_or_else(|| {
             scores
                 .keys()
-                .filter_map(|&s| self.slot(s).map(|r| r.created_at))
+                .filter_map(|s| self.slot(s).map(|r| r.created_at))
                 .max()
                 .unwrap_or(0)
         });
-        for (&slot, s) in scores.iter_mut() {
+        for (slot, s) in scores.iter_mut() {
             let Some(r) = self.slot(slot) else { continue };
             if *s <= 0.0 {
                 continue;
@@ -402,41 +413,47 @@ impl Store {
 }
 
 /// The final score of every candidate.
-fn fuse(cands: &BTreeMap<Slot, Cand>, q: &SearchQuery, both: bool) -> BTreeMap<Slot, f32> {
+fn fuse(cands: &BySlot<Cand>, q: &SearchQuery, both: bool) -> BySlot<f32> {
     let single = |c: &Cand| match q.mode {
         SearchMode::Bm25 => c.bm25,
         SearchMode::Vector => c.vector,
         SearchMode::Hybrid => c.vector.or(c.bm25),
     };
     if q.mode != SearchMode::Hybrid || !both {
-        return cands
-            .iter()
-            .filter_map(|(&s, c)| single(c).map(|v| (s, v)))
-            .collect();
+        return BySlot::sorted(
+            cands
+                .iter()
+                .filter_map(|(s, c)| single(c).map(|v| (s, v)))
+                .collect(),
+        );
     }
     if q.fusion == Fusion::Rrf {
         let rrf = |r: Option<usize>| r.map_or(0.0, |r| 1.0 / (q.rrf_k + r as f32));
-        return cands
-            .iter()
-            .map(|(&s, c)| (s, rrf(c.text_rank) + rrf(c.vector_rank)))
-            .collect();
+        return BySlot::sorted(
+            cands
+                .iter()
+                .map(|(s, c)| (s, rrf(c.text_rank) + rrf(c.vector_rank)))
+                .collect(),
+        );
     }
     let range = |f: &dyn Fn(&Cand) -> Option<f32>| {
         let vals = cands.values().filter_map(f);
         vals.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
+            (by_slot::min(lo, v), by_slot::max(hi, v))
         })
     };
     let (tlo, thi) = range(&|c| Some(c.bm25.unwrap_or(0.0)));
     let (vlo, vhi) = range(&|c| c.vector);
     let norm = |v: f32, lo: f32, hi: f32| if hi > lo { (v - lo) / (hi - lo) } else { 1.0 };
     let w = q.vector_weight;
-    cands
-        .iter()
-        .map(|(&s, c)| {
-            let t = norm(c.bm25.unwrap_or(0.0), tlo, thi);
-            let v = c.vector.map_or(0.0, |v| norm(v, vlo, vhi));
-            (s, w * v + (1.0 - w) * t)
-        })
-        .collect()
+    BySlot::sorted(
+        cands
+            .iter()
+            .map(|(s, c)| {
+                let t = norm(c.bm25.unwrap_or(0.0), tlo, thi);
+                let v = c.vector.map_or(0.0, |v| norm(v, vlo, vhi));
+                (s, w * v + (1.0 - w) * t)
+            })
+            .collect(),
+    )
 }

@@ -33,6 +33,7 @@
 use std::collections::BTreeMap;
 use std::vec::Vec;
 
+use super::by_slot::{max, BySlot};
 use crate::store::Store;
 use memdag_types::Slot;
 
@@ -55,37 +56,27 @@ impl Store {
 
     /// Adds to each member of `scores` `beta ·` the best `own` score of its two thread
     /// neighbours. A neighbour outside `own`, or with a negative score, lends nothing.
-    pub(crate) fn borrow(
-        &self,
-        own: &BTreeMap<Slot, f32>,
-        scores: &mut BTreeMap<Slot, f32>,
-        beta: f32,
-    ) {
-        let of = |s: Option<Slot>| s.and_then(|s| own.get(&s).copied()).unwrap_or(0.0);
-        for (&slot, s) in scores.iter_mut() {
+    pub(crate) fn borrow(&self, own: &BySlot<f32>, scores: &mut BySlot<f32>, beta: f32) {
+        let of = |s: Option<Slot>| s.and_then(|s| own.get(s).copied()).unwrap_or(0.0);
+        for (slot, s) in scores.iter_mut() {
             let [prev, next] = self.thread_neighbours(slot);
-            *s += beta * of(prev).max(of(next)).max(0.0);
+            *s += beta * max(max(of(prev), of(next)), 0.0);
         }
     }
 
     /// Adds to each member of `scores` `gamma ·` the best `own` score in its thread.
-    pub(crate) fn scope(
-        &self,
-        own: &BTreeMap<Slot, f32>,
-        scores: &mut BTreeMap<Slot, f32>,
-        gamma: f32,
-    ) {
+    pub(crate) fn scope(&self, own: &BySlot<f32>, scores: &mut BySlot<f32>, gamma: f32) {
         let thread = |slot: Slot| self.search.threads.thread_of(slot);
         let mut best: BTreeMap<u32, f32> = BTreeMap::new();
-        for (&slot, &s) in own {
+        for (slot, &s) in own.iter() {
             if let Some(t) = thread(slot) {
                 let b = best.entry(t).or_insert(s);
-                *b = b.max(s);
+                *b = max(*b, s);
             }
         }
-        for (&slot, s) in scores.iter_mut() {
+        for (slot, s) in scores.iter_mut() {
             if let Some(b) = thread(slot).and_then(|t| best.get(&t)) {
-                *s += gamma * b.max(0.0);
+                *s += gamma * max(*b, 0.0);
             }
         }
     }
