@@ -28,9 +28,14 @@
 // optimize first: V8 optimizes them one after another on a background thread, and a function
 // runs unoptimized until its optimized code is ready, so a large function that runs once can
 // hold up the per-record ones behind it. Names need a package that keeps them
-// (scripts/pkg-with-names.sh DIR); otherwise functions are listed by index.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+// (scripts/pkg-with-names.sh DIR); otherwise functions are listed by index. Each function
+// comes with the time its optimized code was ready, in ms from the open's start (V8 prints a
+// line as it finishes one, read here as it arrives, line-buffered under `stdbuf` when the
+// machine has it), and the list goes on past the open's end for what was still compiling
+// then: on 2 cores, those compiles take CPU from the open, and a function called once per open
+// (a loop over every record) is optimized for nothing.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -58,6 +63,7 @@ function readSnapshot(path) {
 
 const FIRST_OPEN_START = '=== first open: start';
 const FIRST_OPEN_END = '=== first open: end';
+const SECOND_OPEN_START = '=== second open: start';
 
 /** A child's result: the last line of its output (V8's trace comes before it). */
 const childResult = (out) => JSON.parse(out.trim().split('\n').pop());
@@ -114,17 +120,47 @@ function demangle(name) {
   return parts.join('::').replace(/\$(\w+?)\$/g, (m, e) => escapes[e] ?? m).replace(/\.\./g, '::');
 }
 
-/** The functions V8 optimized with TurboFan during the first open of `file` by the package in
- * `pkgDir`, in a fresh process: `{ name, ms, bytes }` each, in the order they were done. */
-function tierUp(pkgDir, file) {
-  const out = execFileSync(process.execPath, ['--trace-wasm-compilation-times', new URL(import.meta.url).pathname, '--child', pkgDir, file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+/** The functions V8 optimized with TurboFan from the start of the first open of `file` by the
+ * package in `pkgDir`, in a fresh process, until the second open starts: `{ name, ms, bytes,
+ * ready_ms }` each, in the order they were done, `ready_ms` counted from the first open's
+ * start; and the first open's length as the trace's timing saw it, `open_ms`. */
+async function tierUp(pkgDir, file) {
+  const argv = ['--trace-wasm-compilation-times', new URL(import.meta.url).pathname, '--child', pkgDir, file];
+  // V8 prints its trace through C's stdio, which buffers a pipe in blocks: under stdbuf each
+  // line arrives as it is printed, so its arrival time is when the function was done.
+  const lineBuffered = spawnSync('stdbuf', ['--version']).status === 0;
+  const child = lineBuffered ? spawn('stdbuf', ['-oL', process.execPath, ...argv]) : spawn(process.execPath, argv);
+  const lines = [];
+  let partial = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    const now = performance.now();
+    partial += chunk;
+    for (let nl = partial.indexOf('\n'); nl >= 0; nl = partial.indexOf('\n')) {
+      lines.push({ at: now, text: partial.slice(0, nl) });
+      partial = partial.slice(nl + 1);
+    }
+  });
+  child.stderr.resume();
+  const code = await new Promise((done) => child.on('close', done));
+  if (code !== 0) throw new Error(`--tierup: the traced open exited with ${code}`);
   const names = functionNames(join(pkgDir, 'dist/memdag_wasm_bg.wasm'));
-  const during = out.slice(out.indexOf(FIRST_OPEN_START), out.indexOf(FIRST_OPEN_END));
-  return [...during.matchAll(/#(\d+) using TurboFan, took (\d+) ms.*?bodysize (\d+)/g)].map((m) => ({
-    name: names.get(Number(m[1])) ?? `function #${m[1]}`,
-    ms: Number(m[2]),
-    bytes: Number(m[3]),
-  }));
+  const start = lines.findIndex((l) => l.text.startsWith(FIRST_OPEN_START));
+  const end = lines.findIndex((l) => l.text.startsWith(FIRST_OPEN_END));
+  const next = lines.findIndex((l) => l.text.startsWith(SECOND_OPEN_START));
+  if (start < 0 || end < start || next < end) throw new Error('--tierup: the open markers are missing from the trace');
+  const functions = [];
+  for (const { at, text } of lines.slice(start, next)) {
+    const m = /#(\d+) using TurboFan, took (\d+) ms.*?bodysize (\d+)/.exec(text);
+    if (!m) continue;
+    functions.push({
+      name: names.get(Number(m[1])) ?? `function #${m[1]}`,
+      ms: Number(m[2]),
+      bytes: Number(m[3]),
+      ready_ms: at - lines[start].at,
+    });
+  }
+  return { open_ms: lines[end].at - lines[start].at, line_buffered: lineBuffered, functions };
 }
 
 const args = process.argv.slice(2);
@@ -193,12 +229,13 @@ if (args[0] === '--child') {
   const times = [];
   let records = 0;
   for (let i = 0; i < 2; i++) {
-    // Markers for --tierup, which reads V8's trace of this process from stdout.
-    if (i === 0) console.log(FIRST_OPEN_START);
+    // Markers for --tierup, which reads V8's trace of this process from stdout: written at
+    // once, not queued behind the stream.
+    writeSync(1, `${i === 0 ? FIRST_OPEN_START : SECOND_OPEN_START}\n`);
     const t = performance.now();
     const memory = Memory.load(entries);
     times.push(performance.now() - t);
-    if (i === 0) console.log(FIRST_OPEN_END);
+    if (i === 0) writeSync(1, `${FIRST_OPEN_END}\n`);
     records = memory.len;
     memory.free();
   }
@@ -279,7 +316,10 @@ for (let round = 0; round < rounds; round++) {
     console.error(`round ${round + 1} ${v.name}: first ${out.first.toFixed(0)} ms, again ${out.again.toFixed(0)} ms${memory}`);
   });
 }
-const tierups = args.includes('--tierup') ? variants.map((v, i) => tierUp(v.dir, files[i])) : [];
+const tierups = [];
+if (args.includes('--tierup')) {
+  for (const [i, v] of variants.entries()) tierups.push(await tierUp(v.dir, files[i]));
+}
 rmSync(dir, { recursive: true, force: true });
 
 const median = (xs) => {
@@ -314,9 +354,13 @@ if (json) {
     console.log(`| ${r.variant} | ${r.first_open_ms.toFixed(0)} | ${r.first_each_ms.map((x) => x.toFixed(0)).join(', ')} | ${r.again_ms.toFixed(0)} | ${r.first_ratio.toFixed(2)} |${m}`);
   }
   for (const r of rows.filter((x) => x.tierup)) {
-    const total = r.tierup.reduce((a, f) => a + f.ms, 0);
-    console.log(`\n${r.variant}: ${r.tierup.length} functions optimized during the first open (--tierup), ${total} ms of TurboFan time on V8's background thread; the slowest:`);
-    console.log('| function | TurboFan ms | body bytes |\n|---|---:|---:|');
-    for (const f of [...r.tierup].sort((a, b) => b.ms - a.ms).slice(0, 12)) console.log(`| ${f.name} | ${f.ms} | ${f.bytes} |`);
+    const { open_ms: open, functions, line_buffered: timed } = r.tierup;
+    const during = functions.filter((f) => f.ready_ms <= open);
+    const sum = (fs) => fs.reduce((a, f) => a + f.ms, 0);
+    console.log(`\n${r.variant} (--tierup, one more first open, ${open.toFixed(0)} ms under the trace): ${during.length} functions optimized by its end, ${sum(during)} ms of TurboFan time on V8's background threads; ${functions.length - during.length} more, ${sum(functions) - sum(during)} ms, were done after it${timed ? '' : ' (no stdbuf here: the ready times are when the buffered trace arrived)'}. The slowest to optimize:`);
+    console.log('| function | TurboFan ms | body bytes | ready, ms into the open |\n|---|---:|---:|---:|');
+    for (const f of [...functions].sort((a, b) => b.ms - a.ms).slice(0, 16)) {
+      console.log(`| ${f.name} | ${f.ms} | ${f.bytes} | ${f.ready_ms.toFixed(0)}${f.ready_ms > open ? ' (after)' : ''} |`);
+    }
   }
 }
