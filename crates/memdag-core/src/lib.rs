@@ -43,6 +43,8 @@ pub mod cite;
 pub mod dag;
 pub mod dirty;
 pub mod envelope;
+#[cfg(feature = "std")]
+mod float;
 pub mod ids;
 pub mod importance;
 #[cfg(feature = "std")]

@@ -19,6 +19,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::float;
+
 /// Number of indexed fields.
 pub const FIELDS: usize = 4;
 
@@ -145,8 +147,8 @@ impl Bm25Weight {
     #[inline]
     pub fn keys_part(&self, tf: u8, len: u32) -> f32 {
         let norm = self.base + self.keys_per_len * len as f32;
-        let t = self.keys_weight * f32::from(tf) / norm.max(1e-6);
-        t * (self.k1 + 1.0) / (self.k1 + t).max(1e-6)
+        let t = self.keys_weight * f32::from(tf) / float::max(norm, 1e-6);
+        t * (self.k1 + 1.0) / float::max(self.k1 + t, 1e-6)
     }
 
     /// The inverse document frequency of a term found in `df` documents.
@@ -162,10 +164,10 @@ impl Bm25Weight {
         for f in 0..FIELDS {
             if tf[f] != 0 {
                 let norm = self.base + self.per_len[f] * len[f] as f32;
-                t += self.weight[f] * f32::from(tf[f]) / norm.max(1e-6);
+                t += self.weight[f] * f32::from(tf[f]) / float::max(norm, 1e-6);
             }
         }
-        t * (self.k1 + 1.0) / (self.k1 + t).max(1e-6)
+        t * (self.k1 + 1.0) / float::max(self.k1 + t, 1e-6)
     }
 }
 

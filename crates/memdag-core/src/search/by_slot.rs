@@ -7,11 +7,6 @@
 //! where a `BTreeMap` allocated a node per few entries and chased pointers on every lookup
 //! (in wasm, the B-tree's entry, insert, get and clone were about a fifth of what the hybrid
 //! search added to its two legs, `node --cpu-prof` on `run-wasm.mjs` at 100k records).
-//!
-//! Also here: the larger and smaller of two scores, as `f32::max` and `f32::min` give them,
-//! written out. Rust's `max` returns the other operand when one is NaN, which wasm's
-//! `f32.max` does not, so in wasm it is a call to `fmaxf`; a score is compared a few times per
-//! candidate.
 
 use std::vec::Vec;
 
@@ -23,11 +18,11 @@ pub(crate) struct BySlot<V>(Vec<(Slot, V)>);
 impl<V> BySlot<V> {
     /// The entries of `entries` by slot; where a slot comes more than once, `merge(kept,
     /// later)` folds each later entry into the first, in the order given.
-    pub(crate) fn new(mut entries: Vec<(Slot, V)>, mut merge: impl FnMut(&mut V, V)) -> Self {
+    pub(crate) fn new(entries: Vec<(Slot, V)>, mut merge: impl FnMut(&mut V, V)) -> Self {
         // Unstable by (slot, place): the order of a slot's entries is kept, and no stable
         // sort is compiled for this type.
         let mut placed: Vec<(Slot, u32, V)> = entries
-            .drain(..)
+            .into_iter()
             .enumerate()
             .map(|(i, (s, v))| (s, i as u32, v))
             .collect();
@@ -80,19 +75,17 @@ impl<V> BySlot<V> {
         self.0.iter().map(|e| &e.1)
     }
 
-    /// Adds the slots of `more` (sorted, each once) that are not here yet, with `value`.
-    pub(crate) fn add_missing(&mut self, more: &[Slot], value: impl Fn() -> V) {
-        let fresh: Vec<Slot> = more
-            .iter()
-            .copied()
-            .filter(|&s| !self.contains(s))
-            .collect();
+    /// Adds the slots of `fresh` (sorted, each once, none here yet: checked in debug builds),
+    /// with `value`.
+    pub(crate) fn add(&mut self, fresh: &[Slot], value: impl Fn() -> V) {
+        debug_assert!(fresh.windows(2).all(|w| w[0] < w[1]));
+        debug_assert!(fresh.iter().all(|&s| !self.contains(s)));
         if fresh.is_empty() {
             return;
         }
         let old = core::mem::take(&mut self.0);
         let mut merged = Vec::with_capacity(old.len() + fresh.len());
-        let mut fresh = fresh.into_iter().peekable();
+        let mut fresh = fresh.iter().copied().peekable();
         for (s, v) in old {
             while let Some(f) = fresh.next_if(|&f| f < s) {
                 merged.push((f, value()));
@@ -110,26 +103,6 @@ impl<V: Clone> Clone for BySlot<V> {
     }
 }
 
-/// `a.max(b)`, NaN included (the other operand), without a call in wasm.
-#[inline]
-pub(crate) fn max(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b > a {
-        b
-    } else {
-        a
-    }
-}
-
-/// `a.min(b)`, NaN included (the other operand), without a call in wasm.
-#[inline]
-pub(crate) fn min(a: f32, b: f32) -> f32 {
-    if a.is_nan() || b < a {
-        b
-    } else {
-        a
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,7 +110,7 @@ mod tests {
 
     proptest::proptest! {
         /// Built from entries in any order, it holds what a `BTreeMap` filled in that order
-        /// with the same merge holds, and finds, iterates and extends as it does.
+        /// with the same merge holds, and finds, iterates and takes new slots as it does.
         #[test]
         fn holds_what_a_btree_map_holds(
             entries in proptest::collection::vec((0u32..40, 0u32..1000), 0..80),
@@ -156,21 +129,13 @@ mod tests {
             for s in 0..45 {
                 proptest::prop_assert_eq!(ours.get(s), model.get(&s));
             }
-            let more: Vec<Slot> = more.into_iter().collect();
-            ours.add_missing(&more, Vec::new);
+            let more: Vec<Slot> = more.into_iter().filter(|&s| !ours.contains(s)).collect();
+            ours.add(&more, Vec::new);
             for &s in &more {
                 model.entry(s).or_default();
             }
             proptest::prop_assert!(ours.keys().eq(model.keys().copied()));
             proptest::prop_assert!(ours.values().eq(model.values()));
-        }
-
-        /// `max` and `min` are `f32::max` and `f32::min`, NaN and infinities included.
-        #[test]
-        fn max_and_min_are_the_standard_ones(a in proptest::num::f32::ANY, b in proptest::num::f32::ANY) {
-            let same = |x: f32, y: f32| x.to_bits() == y.to_bits() || (x == y) || (x.is_nan() && y.is_nan());
-            proptest::prop_assert!(same(max(a, b), a.max(b)), "max({a}, {b})");
-            proptest::prop_assert!(same(min(a, b), a.min(b)), "min({a}, {b})");
         }
     }
 }

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use std::format;
 use std::vec::Vec;
 
-use super::by_slot::{self, BySlot};
+use super::by_slot::BySlot;
 use super::filter::Compiled;
 use super::query::{
     Fusion, GrepMatch, GrepQuery, SearchHit, SearchMode, SearchQuery, SearchResults, TimeUse,
@@ -29,6 +29,7 @@ use super::query::{
 };
 use super::snippet::snippet;
 use crate::error::{Error, Result};
+use crate::float;
 use crate::index::analyzer::{analyze, stem as stem_term};
 use crate::index::embed::{embed, BUILTIN_DIMENSION};
 use crate::index::stopwords::significant;
@@ -243,7 +244,7 @@ impl Store {
             let lenders = cands.iter().filter(|(_, c)| strong(c)).map(|(s, _)| s);
             let mut pool = self.context_pool(lenders);
             pool.retain(|&slot| !cands.contains(slot) && keep(slot));
-            cands.add_missing(&pool, Cand::default);
+            cands.add(&pool, Cand::default);
         }
         // Complete each candidate's missing signal exactly.
         let vq = qvec.as_deref().map(|v| index.vectors.query(v));
@@ -257,12 +258,7 @@ impl Store {
             }
         }
         let both = tq.as_ref().is_some_and(|t| !t.terms.is_empty()) && qvec.is_some();
-        let mut scores = fuse(&cands, q, both);
-        if context {
-            // A neighbour without the mode's signal is still in the pool, at 0 of its own.
-            let pool: Vec<Slot> = cands.keys().collect();
-            scores.add_missing(&pool, || 0.0);
-        }
+        let mut scores = fuse(&cands, q, both, context);
         if context || q.thread_scope > 0.0 {
             let own = scores.clone();
             if context {
@@ -274,7 +270,7 @@ impl Store {
         }
 
         if let Some((since, until)) = boost {
-            let best = scores.values().copied().fold(0.0f32, by_slot::max);
+            let best = scores.values().copied().fold(0.0f32, float::max);
             for (slot, s) in scores.iter_mut() {
                 if self
                     .slot(slot)
@@ -412,18 +408,20 @@ impl Store {
     }
 }
 
-/// The final score of every candidate.
-fn fuse(cands: &BySlot<Cand>, q: &SearchQuery, both: bool) -> BySlot<f32> {
+/// The final score of every candidate. With one signal, a candidate without it has no score,
+/// unless `context` is on: a neighbour in the pool for context is there at 0 of its own.
+fn fuse(cands: &BySlot<Cand>, q: &SearchQuery, both: bool, context: bool) -> BySlot<f32> {
     let single = |c: &Cand| match q.mode {
         SearchMode::Bm25 => c.bm25,
         SearchMode::Vector => c.vector,
         SearchMode::Hybrid => c.vector.or(c.bm25),
     };
     if q.mode != SearchMode::Hybrid || !both {
+        let pooled = context.then_some(0.0);
         return BySlot::sorted(
             cands
                 .iter()
-                .filter_map(|(s, c)| single(c).map(|v| (s, v)))
+                .filter_map(|(s, c)| single(c).or(pooled).map(|v| (s, v)))
                 .collect(),
         );
     }
@@ -439,7 +437,7 @@ fn fuse(cands: &BySlot<Cand>, q: &SearchQuery, both: bool) -> BySlot<f32> {
     let range = |f: &dyn Fn(&Cand) -> Option<f32>| {
         let vals = cands.values().filter_map(f);
         vals.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), v| {
-            (by_slot::min(lo, v), by_slot::max(hi, v))
+            (float::min(lo, v), float::max(hi, v))
         })
     };
     let (tlo, thi) = range(&|c| Some(c.bm25.unwrap_or(0.0)));

@@ -33,7 +33,8 @@
 use std::collections::BTreeMap;
 use std::vec::Vec;
 
-use super::by_slot::{max, BySlot};
+use super::by_slot::BySlot;
+use crate::float::max;
 use crate::store::Store;
 use memdag_types::Slot;
 
