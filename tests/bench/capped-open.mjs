@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { option } from './lib.mjs';
+import { option, readEntryDump } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -51,9 +51,7 @@ async function openCapped(mib) {
   if (mib > 0) wasm = capMemory(wasm, mib * 16);
   const instance = initSync({ module: wasm });
   const { PersistentMemory, KeyValueStorage } = await import(pathToFileURL(join(pkg, 'api.js')).href);
-  const values = readFileSync(`${base}.bin`);
-  const stored = new Map(JSON.parse(readFileSync(`${base}.json`, 'utf8'))
-    .map(([key, offset, length]) => [key, values.subarray(offset, offset + length)]));
+  const stored = readEntryDump(base);
   // A key-value namespace as `workersKv` makes of a Worker's: each value a fresh ArrayBuffer.
   const storage = new KeyValueStorage({
     get: async (key) => (stored.has(key) ? Uint8Array.from(stored.get(key)).buffer : null),

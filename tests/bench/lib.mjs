@@ -1,7 +1,7 @@
 // Shared by run-wasm.mjs and peers.mjs: build and load the memdag-bench wasm module, read the
 // LoCoMo dev files, parse the common options.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -51,3 +51,26 @@ export function locomo(data) {
 }
 
 export const defaultData = join(root, '../shared/data/locomo-dev');
+
+/** Writes a store's `entries` ([key, Uint8Array] pairs) as `base.json` (each key with its
+ * offset and length in the other file) and `base.bin` (the values, one after another), the
+ * form tests/bench/capped-open.mjs opens; returns `base`. */
+export function writeEntryDump(base, entries) {
+  mkdirSync(dirname(base), { recursive: true });
+  const index = [];
+  let offset = 0;
+  for (const [key, value] of entries) {
+    index.push([key, offset, value.length]);
+    offset += value.length;
+  }
+  writeFileSync(`${base}.json`, JSON.stringify(index));
+  writeFileSync(`${base}.bin`, Buffer.concat(entries.map(([, v]) => v)));
+  return base;
+}
+
+/** The entries [`writeEntryDump`] wrote at `base`, as a map of key to its bytes. */
+export function readEntryDump(base) {
+  const values = readFileSync(`${base}.bin`);
+  return new Map(JSON.parse(readFileSync(`${base}.json`, 'utf8'))
+    .map(([key, offset, length]) => [key, values.subarray(offset, offset + length)]));
+}

@@ -28,11 +28,11 @@
 // Times are taken in Node around each request (inside a Worker the clock stands still while
 // code runs), so each includes a round trip through miniflare: the `/ping` row is that round
 // trip alone.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { defaultData, loadBench, locomo, option } from './lib.mjs';
+import { defaultData, loadBench, locomo, option, writeEntryDump } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -81,7 +81,7 @@ async function run(records, precision, vec, texts) {
 
   const row = { precision, records, keys: entries.length, kvBytes, limitMib };
   if (dump) {
-    row.dumped = dumpEntries(join(dump, `${records}-${precision}`), entries);
+    row.dumped = writeEntryDump(join(dump, `${records}-${precision}`), entries);
     return row;
   }
   const mf = await kvWorker(join(here, 'worker-128mb.worker.js'), { entries, limitMib });
@@ -126,21 +126,6 @@ async function run(records, precision, vec, texts) {
   } finally {
     await mf.dispose();
   }
-}
-
-/** Writes `entries` as `base.json` (each key with its offset and length in the other file)
- * and `base.bin` (the values, one after another); returns `base`. */
-function dumpEntries(base, entries) {
-  mkdirSync(dirname(base), { recursive: true });
-  const index = [];
-  let offset = 0;
-  for (const [key, value] of entries) {
-    index.push([key, offset, value.length]);
-    offset += value.length;
-  }
-  writeFileSync(`${base}.json`, JSON.stringify(index));
-  writeFileSync(`${base}.bin`, Buffer.concat(entries.map(([, v]) => v)));
-  return base;
 }
 
 const rows = [];

@@ -7,12 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Memory } from '../../pkg/index.js';
+import { writeEntryDump } from '../bench/lib.mjs';
 
 const tool = fileURLToPath(new URL('../bench/capped-open.mjs', import.meta.url));
 const DIM = 384;
@@ -29,14 +30,7 @@ test('under every cap from 2 to 14 MiB, opening a 5000-turn int8 store opens it 
   mem.free();
   const dir = mkdtempSync(join(tmpdir(), 'memdag-capped-'));
   try {
-    const index = [];
-    let offset = 0;
-    for (const [key, value] of entries) {
-      index.push([key, offset, value.length]);
-      offset += value.length;
-    }
-    writeFileSync(join(dir, 'store.json'), JSON.stringify(index));
-    writeFileSync(join(dir, 'store.bin'), Buffer.concat(entries.map(([, v]) => v)));
+    writeEntryDump(join(dir, 'store'), entries);
     const caps = Array.from({ length: 13 }, (_, i) => i + 2);
     const out = execFileSync(process.execPath, [tool, join(dir, 'store'), '--limit-mib', caps.join(',')], { encoding: 'utf8', maxBuffer: 1 << 24 });
     const rows = out.trim().split('\n').map((line) => JSON.parse(line));
